@@ -1,0 +1,110 @@
+import { existsSync, readFileSync } from 'node:fs'
+import path from 'node:path'
+import { parse as parseYaml, YAMLParseError } from 'yaml'
+import type { z } from 'zod'
+import { type AppConfig, configSchema, type DeskConfig } from './schema'
+
+/** A problem that stops the start; its message is one line meant for the operator, never a stack trace. */
+export class ConfigError extends Error {
+  override name = 'ConfigError'
+}
+
+export const DEFAULT_CONFIG_FILE = 'config/consult-desk.yaml'
+
+/** Secrets and endpoints: environment only, never the YAML file. */
+export interface Secrets {
+  databaseUrl: string | undefined
+  webhookSecret: string | undefined
+  llmApiKey: string | undefined
+  /** Bot API server root; Telegram's own unless a self-hosted server or a test stand-in is used. */
+  telegramApiRoot: string
+}
+
+export interface DeskRuntime extends DeskConfig {
+  token: string
+  /** The bot's Telegram id: the number before the colon in its token. Every desk-owned row carries it. */
+  botId: number
+}
+
+export interface LoadedConfig extends Omit<AppConfig, 'desks'> {
+  file: string
+  desks: DeskRuntime[]
+  secrets: Secrets
+}
+
+/** Reads .env (if present) into process.env without overriding what is already set. */
+export function loadDotEnv(file = '.env'): void {
+  if (existsSync(file)) process.loadEnvFile(file)
+}
+
+function formatPath(p: PropertyKey[]): string {
+  return p.map((k) => (typeof k === 'number' ? `[${k}]` : `.${String(k)}`)).join('').replace(/^\./, '') || '(root)'
+}
+
+export function formatZodError(file: string, error: z.ZodError): string {
+  return error.issues.map((i) => `${file}: ${formatPath(i.path)}: ${i.message}`).join('\n')
+}
+
+export function parseConfig(file: string, text: string): AppConfig {
+  let raw: unknown
+  try {
+    raw = parseYaml(text)
+  } catch (e) {
+    const where = e instanceof YAMLParseError && e.linePos ? ` line ${e.linePos[0].line}` : ''
+    throw new ConfigError(`${file}:${where} not valid YAML: ${(e as Error).message.split('\n')[0]}`)
+  }
+  const result = configSchema.safeParse(raw ?? {})
+  if (!result.success) throw new ConfigError(formatZodError(file, result.error))
+  return result.data
+}
+
+const TOKEN = /^(\d{5,16}):[A-Za-z0-9_-]{20,}$/
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): LoadedConfig {
+  const file = env.CONFIG_FILE ?? DEFAULT_CONFIG_FILE
+  const abs = path.resolve(file)
+  if (!existsSync(abs)) throw new ConfigError(`${file}: config file not found (set CONFIG_FILE or create it)`)
+  const config = parseConfig(file, readFileSync(abs, 'utf8'))
+
+  const desks = config.desks.map((desk, i): DeskRuntime => {
+    const token = env[desk.tokenEnv]
+    if (!token)
+      throw new ConfigError(
+        `${desk.tokenEnv} is not set: create a bot with @BotFather (https://t.me/BotFather, /newbot), ` +
+          `then start with ${desk.tokenEnv}=<token> npm start`,
+      )
+    const m = TOKEN.exec(token)
+    if (!m) throw new ConfigError(`${desk.tokenEnv} does not look like a bot token from @BotFather (desks[${i}])`)
+    return { ...desk, token, botId: Number(m[1]) }
+  })
+
+  const seen = new Set<number>()
+  for (const d of desks) {
+    if (seen.has(d.botId)) throw new ConfigError(`${file}: two desks use the same bot token (${d.tokenEnv})`)
+    seen.add(d.botId)
+  }
+
+  const webhookSecret = env.WEBHOOK_SECRET || undefined
+  if (config.mode === 'webhook') {
+    if (!config.webhook.publicUrl) throw new ConfigError(`${file}: webhook.publicUrl: required in webhook mode`)
+    if (!webhookSecret || !/^[A-Za-z0-9_-]{1,256}$/.test(webhookSecret))
+      throw new ConfigError('WEBHOOK_SECRET must be set in webhook mode: 1-256 characters of A-Z, a-z, 0-9, _ and -')
+  }
+
+  return {
+    ...config,
+    file,
+    desks,
+    secrets: {
+      databaseUrl: env.DATABASE_URL || undefined,
+      webhookSecret,
+      llmApiKey: env.LLM_API_KEY || undefined,
+      telegramApiRoot: (env.TELEGRAM_API_ROOT || 'https://api.telegram.org').replace(/\/+$/, ''),
+    },
+  }
+}
+
+/** Picks the text for a language, falling back to the desk default. */
+export function pick(text: Partial<Record<string, string>>, lang: string, fallback: string): string {
+  return text[lang] ?? text[fallback] ?? Object.values(text)[0] ?? ''
+}

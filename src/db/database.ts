@@ -1,0 +1,20 @@
+import type { Kysely, Transaction } from 'kysely'
+
+/**
+ * Every table of the app. Each feature declares its tables next to its code (`*.tables.ts`) and is listed here,
+ * so one `Kysely<Database>` types every query.
+ */
+// biome-ignore lint/suspicious/noEmptyInterface: features extend this list
+export interface Database extends CoreTables {}
+
+export interface CoreTables {
+  /** Telegram update ids already handled, written in the same transaction as the update's effects. */
+  processed_update: {
+    bot_id: number
+    update_id: number
+    processed_at: import('kysely').Generated<Date>
+  }
+}
+
+export type Db = Kysely<Database>
+export type Trx = Transaction<Database>

