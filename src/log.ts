@@ -12,7 +12,16 @@ export function createLogger(level = process.env.LOG_LEVEL ?? 'info'): Logger {
     level,
     base: { app: 'consult-desk' },
     redact: {
-      paths: ['token', '*.token', 'apiKey', '*.apiKey', 'authorization', '*.authorization', 'headers', '*.headers'],
+      paths: [
+        'token',
+        '*.token',
+        'apiKey',
+        '*.apiKey',
+        'authorization',
+        '*.authorization',
+        'headers',
+        '*.headers',
+      ],
       censor: '[redacted]',
     },
     ...(pretty ? { transport: { target: 'pino-pretty', options: { translateTime: 'SYS:HH:MM:ss.l' } } } : {}),

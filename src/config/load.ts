@@ -38,7 +38,12 @@ export function loadDotEnv(file = '.env'): void {
 }
 
 function formatPath(p: PropertyKey[]): string {
-  return p.map((k) => (typeof k === 'number' ? `[${k}]` : `.${String(k)}`)).join('').replace(/^\./, '') || '(root)'
+  return (
+    p
+      .map((k) => (typeof k === 'number' ? `[${k}]` : `.${String(k)}`))
+      .join('')
+      .replace(/^\./, '') || '(root)'
+  )
 }
 
 export function formatZodError(file: string, error: z.ZodError): string {
@@ -74,7 +79,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): LoadedConfig {
           `then start with ${desk.tokenEnv}=<token> npm start`,
       )
     const m = TOKEN.exec(token)
-    if (!m) throw new ConfigError(`${desk.tokenEnv} does not look like a bot token from @BotFather (desks[${i}])`)
+    if (!m)
+      throw new ConfigError(`${desk.tokenEnv} does not look like a bot token from @BotFather (desks[${i}])`)
     return { ...desk, token, botId: Number(m[1]) }
   })
 
@@ -86,9 +92,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): LoadedConfig {
 
   const webhookSecret = env.WEBHOOK_SECRET || undefined
   if (config.mode === 'webhook') {
-    if (!config.webhook.publicUrl) throw new ConfigError(`${file}: webhook.publicUrl: required in webhook mode`)
+    if (!config.webhook.publicUrl)
+      throw new ConfigError(`${file}: webhook.publicUrl: required in webhook mode`)
     if (!webhookSecret || !/^[A-Za-z0-9_-]{1,256}$/.test(webhookSecret))
-      throw new ConfigError('WEBHOOK_SECRET must be set in webhook mode: 1-256 characters of A-Z, a-z, 0-9, _ and -')
+      throw new ConfigError(
+        'WEBHOOK_SECRET must be set in webhook mode: 1-256 characters of A-Z, a-z, 0-9, _ and -',
+      )
   }
 
   return {

@@ -11,7 +11,9 @@ const language = z.enum(LANGUAGES)
 const localized = z.partialRecord(language, z.string().min(1))
 export type Localized = z.infer<typeof localized>
 
-const timeZone = z.string().refine((tz) => IANAZone.isValidZone(tz), { message: 'expected an IANA time zone' })
+const timeZone = z
+  .string()
+  .refine((tz) => IANAZone.isValidZone(tz), { message: 'expected an IANA time zone' })
 
 const hhmm = /^([01]\d|2[0-4]):[0-5]\d$/
 /** "10:00-18:00"; an interval whose end is before its start spans midnight ("22:00-02:00"). */
@@ -41,7 +43,10 @@ const tariff = z.object({
   description: localized,
   /** Whole Stars. */
   priceStars: z.number().int().positive().max(100_000),
-  windowHours: z.number().positive().max(24 * 90),
+  windowHours: z
+    .number()
+    .positive()
+    .max(24 * 90),
   /** Appeals (a question or a clarification round) included in the window. */
   appeals: z.number().int().positive(),
   slaBusinessHours: z.number().positive(),
@@ -91,7 +96,11 @@ const desk = z
   .superRefine((d, ctx) => {
     const check = (value: Localized, path: (string | number)[]) => {
       if (!value[d.defaultLanguage])
-        ctx.addIssue({ code: 'custom', path, message: `missing the desk's default language "${d.defaultLanguage}"` })
+        ctx.addIssue({
+          code: 'custom',
+          path,
+          message: `missing the desk's default language "${d.defaultLanguage}"`,
+        })
     }
     check(d.name, ['name'])
     check(d.terms.text, ['terms', 'text'])
@@ -100,12 +109,20 @@ const desk = z
       check(t.title, ['tariffs', i, 'title'])
       check(t.description, ['tariffs', i, 'description'])
       if (t.startMode === 'scheduled' && t.slots.length === 0)
-        ctx.addIssue({ code: 'custom', path: ['tariffs', i, 'slots'], message: 'a scheduled tariff needs slots' })
+        ctx.addIssue({
+          code: 'custom',
+          path: ['tariffs', i, 'slots'],
+          message: 'a scheduled tariff needs slots',
+        })
     })
     const codes = new Set<string>()
     d.tariffs.forEach((t, i) => {
       if (codes.has(t.code))
-        ctx.addIssue({ code: 'custom', path: ['tariffs', i, 'code'], message: `duplicate tariff code "${t.code}"` })
+        ctx.addIssue({
+          code: 'custom',
+          path: ['tariffs', i, 'code'],
+          message: `duplicate tariff code "${t.code}"`,
+        })
       codes.add(t.code)
     })
   })

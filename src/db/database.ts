@@ -1,11 +1,12 @@
 import type { Kysely, Transaction } from 'kysely'
+import type { ClientTables } from '../clients/clients.tables'
+import type { OutboundTables } from '../telegram/outbound.tables'
 
 /**
  * Every table of the app. Each feature declares its tables next to its code (`*.tables.ts`) and is listed here,
  * so one `Kysely<Database>` types every query.
  */
-// biome-ignore lint/suspicious/noEmptyInterface: features extend this list
-export interface Database extends CoreTables {}
+export interface Database extends CoreTables, ClientTables, OutboundTables {}
 
 export interface CoreTables {
   /** Telegram update ids already handled, written in the same transaction as the update's effects. */

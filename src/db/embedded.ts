@@ -1,4 +1,4 @@
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs'
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { createServer } from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
@@ -53,12 +53,15 @@ export async function startEmbeddedPostgres(opts: EmbeddedOptions = {}): Promise
     persistent: true,
     createPostgresUser: process.getuid?.() === 0,
     // Tests and the demo create many databases; fsync off only for throwaway clusters.
-    postgresFlags: persistent ? [] : ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off'],
+    postgresFlags: persistent
+      ? []
+      : ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off'],
     initdbFlags: ['--encoding=UTF8'],
     onLog: (m: unknown) => log(String(m).trim()),
     onError: (m: unknown) => log(String(m).trim()),
   })
   if (!existsSync(path.join(dir, 'PG_VERSION'))) await pg.initialise()
+  else await stopOrphan(dir, log)
   await pg.start()
   let stopped = false
   return {
@@ -86,4 +89,30 @@ export async function ensureDatabase(url: string, name: string): Promise<string>
   const u = new URL(url)
   u.pathname = `/${name}`
   return u.toString()
+}
+
+/**
+ * A previous run killed with SIGKILL leaves its postgres running on our data directory (Node cannot tie a child's
+ * life to its own); stop it so this run can start, instead of failing on the lock file.
+ */
+async function stopOrphan(dir: string, log: (line: string) => void): Promise<void> {
+  const pidFile = path.join(dir, 'postmaster.pid')
+  if (!existsSync(pidFile)) return
+  const pid = Number(readFileSync(pidFile, 'utf8').split('\n')[0])
+  if (!Number.isInteger(pid) || pid <= 0) return
+  try {
+    process.kill(pid, 'SIGINT')
+  } catch {
+    return // not running: postgres removes a stale lock file itself
+  }
+  log(`stopping an orphaned embedded PostgreSQL (pid ${pid}) left by an earlier run`)
+  for (let i = 0; i < 100; i++) {
+    try {
+      process.kill(pid, 0)
+    } catch {
+      return
+    }
+    await new Promise((r) => setTimeout(r, 100))
+  }
+  throw new Error(`an earlier embedded PostgreSQL (pid ${pid}) on ${dir} did not stop`)
 }

@@ -14,7 +14,8 @@ export class DirectoryMigrationProvider implements MigrationProvider {
   async getMigrations(): Promise<Record<string, Migration>> {
     const files = (await readdir(this.dir)).filter((f) => /^\d{4}-\d{2}-\d{2}.*\.ts$/.test(f)).sort()
     const out: Record<string, Migration> = {}
-    for (const f of files) out[f.replace(/\.ts$/, '')] = await import(pathToFileURL(path.join(this.dir, f)).href)
+    for (const f of files)
+      out[f.replace(/\.ts$/, '')] = await import(pathToFileURL(path.join(this.dir, f)).href)
     return out
   }
 }

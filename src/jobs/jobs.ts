@@ -38,7 +38,12 @@ export class Jobs {
     private readonly log: Logger,
   ) {}
 
-  static create(connectionString: string, queues: readonly QueueDef<any>[], log: Logger, opts: { schedule?: boolean } = {}): Jobs {
+  static create(
+    connectionString: string,
+    queues: readonly QueueDef<any>[],
+    log: Logger,
+    opts: { schedule?: boolean } = {},
+  ): Jobs {
     const boss = new PgBoss({
       connectionString,
       schema: BOSS_SCHEMA,
@@ -50,7 +55,9 @@ export class Jobs {
       supervise: true,
     })
     const jobs = new Jobs(boss, queues, log)
-    boss.on('error', (e) => log.error({ err: { message: e.message, code: (e as any).code } }, 'pg-boss error'))
+    boss.on('error', (e) =>
+      log.error({ err: { message: e.message, code: (e as any).code } }, 'pg-boss error'),
+    )
     return jobs
   }
 
@@ -67,7 +74,12 @@ export class Jobs {
     }
   }
 
-  async send<T>(trx: Db | Trx, queue: QueueDef<T>, data: T, options: SendOptions = {}): Promise<string | null> {
+  async send<T>(
+    trx: Db | Trx,
+    queue: QueueDef<T>,
+    data: T,
+    options: SendOptions = {},
+  ): Promise<string | null> {
     const id = await this.boss.send(queue.name, data as object, { ...options, db: executorOf(trx) })
     // pg-boss returns null for a singleton already queued, but also, silently, for a queue that does not exist.
     if (id === null && !options.singletonKey && !options.id)
@@ -111,7 +123,10 @@ export class Jobs {
           try {
             return await handler(job.data, job)
           } catch (err) {
-            this.log.warn({ queue: queue.name, jobId: job.id, err: errorSummary(err) }, 'job failed; will retry')
+            this.log.warn(
+              { queue: queue.name, jobId: job.id, err: errorSummary(err) },
+              'job failed; will retry',
+            )
             throw err
           }
         }),
@@ -130,6 +145,7 @@ export class Jobs {
 
 /** What may be logged about an error: no stacks with payloads, no request bodies (they can carry tokens). */
 export function errorSummary(err: unknown): { name?: string; message: string; code?: unknown } {
-  if (err instanceof Error) return { name: err.name, message: err.message, code: (err as any).code ?? (err as any).error_code }
+  if (err instanceof Error)
+    return { name: err.name, message: err.message, code: (err as any).code ?? (err as any).error_code }
   return { message: String(err) }
 }

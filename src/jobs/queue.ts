@@ -32,7 +32,11 @@ export function defineQueue<T>(
   options: Omit<PgBoss.Queue, 'name'> = {},
   concurrency = 1,
 ): QueueDef<T> {
-  return { name, options: { ...DEFAULT_QUEUE_OPTIONS, deadLetter: DEAD_LETTER_QUEUE, ...options }, concurrency }
+  return {
+    name,
+    options: { ...DEFAULT_QUEUE_OPTIONS, deadLetter: DEAD_LETTER_QUEUE, ...options },
+    concurrency,
+  }
 }
 
 export type PayloadOf<Q> = Q extends QueueDef<infer T> ? T : never

@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto'
-import PgBoss from 'pg-boss'
 import pg from 'pg'
+import PgBoss from 'pg-boss'
 import type { TestProject } from 'vitest/node'
-import { createDb } from '../../src/db/pool'
+import { type EmbeddedServer, startEmbeddedPostgres } from '../../src/db/embedded'
 import { migrateToLatest } from '../../src/db/migrator'
-import { startEmbeddedPostgres, type EmbeddedServer } from '../../src/db/embedded'
+import { createDb } from '../../src/db/pool'
 import { BOSS_SCHEMA } from '../../src/jobs/jobs'
 
 declare module 'vitest' {
@@ -43,7 +43,12 @@ export async function setup(project: TestProject) {
   const h = createDb(tplUrl, 2)
   await migrateToLatest(h.db)
   await h.close()
-  const boss = new PgBoss({ connectionString: tplUrl, schema: BOSS_SCHEMA, supervise: false, schedule: false })
+  const boss = new PgBoss({
+    connectionString: tplUrl,
+    schema: BOSS_SCHEMA,
+    supervise: false,
+    schedule: false,
+  })
   await boss.start()
   await boss.stop({ graceful: false, wait: true })
 

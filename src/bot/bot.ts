@@ -1,0 +1,77 @@
+import { conversations } from '@grammyjs/conversations'
+import { sequentialize } from '@grammyjs/runner'
+import { Bot, type BotError, type Composer, GrammyError, HttpError } from 'grammy'
+import type { LanguageCode, UserFromGetMe } from 'grammy/types'
+import type { DeskRuntime } from '../config/load'
+import type { Deps } from '../deps'
+import { errorSummary } from '../jobs/jobs'
+import { installTransformers } from '../telegram/api'
+import type { BotContext } from './context'
+import { startFeature } from './features/start'
+import { supportedLanguage } from './i18n'
+
+/**
+ * Every update type the bot handles. Passed explicitly to getUpdates and setWebhook: Telegram remembers the last
+ * list, and an old one without pre_checkout_query would silently stop payments.
+ */
+export const ALLOWED_UPDATES = ['message', 'edited_message', 'callback_query', 'pre_checkout_query'] as const
+
+/** Features in the order they see updates. Later features add their Composer here. */
+function features(): Composer<BotContext>[] {
+  return [startFeature]
+}
+
+/**
+ * Updates of one chat are handled in order; a pre-checkout query has no chat and must be answered within 10 s, so
+ * it never waits behind a chat's other updates.
+ */
+export function sequentialKey(ctx: BotContext): string | undefined {
+  if (ctx.preCheckoutQuery) return undefined
+  return ctx.chat?.id.toString() ?? ctx.from?.id.toString()
+}
+
+export function createBot(deps: Deps, desk: DeskRuntime, botInfo?: UserFromGetMe): Bot<BotContext> {
+  const bot = new Bot<BotContext>(desk.token, {
+    client: { apiRoot: deps.config.secrets.telegramApiRoot },
+    ...(botInfo ? { botInfo } : {}),
+  })
+  installTransformers(bot.api)
+
+  bot.use(async (ctx, next) => {
+    ctx.deps = deps
+    ctx.desk = desk
+    ctx.log = deps.log.child({ desk: desk.slug, update_id: ctx.update.update_id })
+    ctx.lang = supportedLanguage(ctx.from?.language_code) ?? desk.defaultLanguage
+    await next()
+  })
+  bot.use(sequentialize(sequentialKey))
+  bot.use(deps.i18n.middleware())
+  bot.use(conversations())
+  for (const f of features()) bot.use(f)
+
+  bot.catch(async (err: BotError<BotContext>) => {
+    const ctx = err.ctx
+    const e = err.error
+    ctx.log.error({ err: errorSummary(e) }, 'update failed')
+    const transient = e instanceof HttpError || (e as { code?: string }).code?.startsWith?.('08')
+    if (ctx.chat?.type === 'private' && !(e instanceof GrammyError && e.error_code === 403)) {
+      await ctx.reply(ctx.t(transient ? 'error-unavailable' : 'error-generic')).catch(() => {})
+    }
+  })
+  return bot
+}
+
+/** Commands shown in the client's menu, per language; staff commands are not advertised to clients. */
+export async function setCommands(bot: Bot<BotContext>, deps: Deps, desk: DeskRuntime): Promise<void> {
+  const list = (lang: string) =>
+    (['start', 'tariffs', 'status', 'help', 'terms', 'privacy', 'paysupport'] as const).map((c) => ({
+      command: c,
+      description: deps.i18n.t(lang, `cmd-${c}`),
+    }))
+  await bot.api.setMyCommands(list(desk.defaultLanguage), { scope: { type: 'all_private_chats' } })
+  for (const lang of ['ru', 'en'])
+    await bot.api.setMyCommands(list(lang), {
+      scope: { type: 'all_private_chats' },
+      language_code: lang as LanguageCode,
+    })
+}

@@ -1,0 +1,31 @@
+import { Composer } from 'grammy'
+import { upsertClient } from '../../clients/clients.repository'
+import { pick } from '../../config/load'
+import type { BotContext } from '../context'
+import { claimUpdate } from '../once'
+
+export const startFeature = new Composer<BotContext>()
+const priv = startFeature.chatType('private')
+
+priv.command('start', async (ctx) => {
+  const { deps, desk } = ctx
+  const first = await deps.db.transaction().execute(async (trx) => {
+    if (!(await claimUpdate(trx, desk.botId, ctx.update.update_id))) return false
+    await upsertClient(trx, desk.botId, ctx.from)
+    return true
+  })
+  if (!first) return
+  const lines = desk.tariffs.map((t) =>
+    ctx.t('tariff-line', { title: pick(t.title, ctx.lang, desk.defaultLanguage), price: t.priceStars }),
+  )
+  await ctx.reply(
+    [
+      ctx.t('welcome', { name: ctx.from.first_name, desk: pick(desk.name, ctx.lang, desk.defaultLanguage) }),
+      '',
+      ctx.t('welcome-tariffs'),
+      ...lines,
+    ].join('\n'),
+  )
+})
+
+priv.command('help', (ctx) => ctx.reply(ctx.t('help')))

@@ -1,0 +1,32 @@
+import path from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { I18n } from '@grammyjs/i18n'
+import { LANGUAGES, type Language } from '../config/schema'
+
+export const LOCALES_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'locales')
+
+/** Maps a Telegram language_code ("en-US", "ru", "uk") to a language we speak, or undefined. */
+export function supportedLanguage(code: string | undefined | null): Language | undefined {
+  const base = code?.toLowerCase().split(/[-_]/)[0]
+  return (LANGUAGES as readonly string[]).includes(base ?? '') ? (base as Language) : undefined
+}
+
+export type Translator = (
+  lang: string,
+  key: string,
+  params?: Record<string, string | number | Date>,
+) => string
+
+/**
+ * Fluent files per language (src/bot/locales/<lang>/*.ftl, one file per feature). useIsolating is off: the Unicode
+ * isolation marks Fluent adds around variables show up as garbage in some Telegram clients.
+ */
+export function createI18n(defaultLocale: Language = 'ru'): I18n<any> {
+  const i18n = new I18n<any>({
+    defaultLocale,
+    fluentBundleOptions: { useIsolating: false },
+    localeNegotiator: (ctx: any) => ctx.lang,
+  })
+  i18n.loadLocalesDirSync(LOCALES_DIR)
+  return i18n
+}

@@ -1,0 +1,21 @@
+welcome =
+    Hello, {$name}! This is {$desk}.
+    Here you can buy a consultation with an expert for Telegram Stars and ask your questions within the paid window.
+welcome-tariffs = What you can buy:
+tariff-line = • {$title} — {$price} ⭐
+error-generic = Something went wrong on our side and nothing was changed. Please try again in a minute.
+error-unavailable = The desk is temporarily unavailable; nothing was charged. Please try again in a minute.
+help =
+    /start — about the desk and tariffs
+    /tariffs — tariffs and what they include
+    /status — your orders and consultations
+    /terms — terms of service
+    /privacy — privacy policy
+    /paysupport — a problem with a payment
+cmd-start = About the desk
+cmd-tariffs = Tariffs
+cmd-status = My consultations
+cmd-help = Help
+cmd-terms = Terms
+cmd-privacy = Privacy
+cmd-paysupport = Payment support

@@ -1,0 +1,21 @@
+import type { I18n } from '@grammyjs/i18n'
+import type { Api } from 'grammy'
+import type { DeskRuntime, LoadedConfig } from './config/load'
+import type { Db } from './db/database'
+import type { Jobs } from './jobs/jobs'
+import type { Logger } from './log'
+
+/**
+ * What every use case and job handler may depend on. Built once in src/app.ts and passed down; handlers never
+ * reach for globals, so tests build the same thing against their own database and Bot API stand-in.
+ */
+export interface Deps {
+  config: LoadedConfig
+  db: Db
+  jobs: Jobs
+  log: Logger
+  i18n: I18n<any>
+  /** Per-desk Api for sends outside an update (jobs), with throttling and retry-after handling. */
+  api(botId: number): Api
+  desk(botId: number): DeskRuntime
+}

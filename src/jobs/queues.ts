@@ -1,0 +1,11 @@
+import type { Deps } from '../deps'
+import { handleNotify, notifyQueue } from '../telegram/notify'
+import type { QueueDef } from './queue'
+
+/** Every queue of the app: all are created at start, so a send to a missing queue cannot happen silently. */
+export const QUEUES: readonly QueueDef<any>[] = [notifyQueue]
+
+/** Starts the workers of every queue (the `worker` role, or `all`). */
+export async function startWorkers(deps: Deps): Promise<void> {
+  await deps.jobs.work(notifyQueue, (n) => handleNotify(deps, n))
+}

@@ -1,0 +1,50 @@
+import { type Role, startApp } from './app'
+import { ConfigError, loadConfig, loadDotEnv } from './config/load'
+import { createLogger } from './log'
+
+/**
+ * `npm start` (bot + workers), `npm run worker` (--role=worker), `npm run bot` (--role=bot).
+ * A configuration problem prints one line and exits 1; SIGINT/SIGTERM stop everything gracefully.
+ */
+async function main(): Promise<void> {
+  const roleArg = process.argv.find((a) => a.startsWith('--role='))?.slice('--role='.length) ?? 'all'
+  if (!['all', 'bot', 'worker'].includes(roleArg)) {
+    console.error(`unknown --role=${roleArg}: expected all, bot or worker`)
+    process.exit(1)
+  }
+  loadDotEnv()
+  let config: ReturnType<typeof loadConfig>
+  try {
+    config = loadConfig()
+  } catch (e) {
+    if (e instanceof ConfigError) {
+      console.error(e.message)
+      process.exit(1)
+    }
+    throw e
+  }
+  const log = createLogger(process.env.LOG_LEVEL ?? config.log.level)
+  let app: Awaited<ReturnType<typeof startApp>> | undefined
+  let stopping = false
+  const shutdown = async (signal: string) => {
+    if (stopping) return
+    stopping = true
+    log.info({ signal }, 'stopping')
+    // A hard deadline: whatever hangs, the process ends (the embedded server is stopped first in the chain).
+    setTimeout(() => process.exit(1), 9000).unref()
+    await app?.stop()
+    log.info('stopped')
+    process.exit(0)
+  }
+  process.on('SIGINT', () => void shutdown('SIGINT'))
+  process.on('SIGTERM', () => void shutdown('SIGTERM'))
+  try {
+    app = await startApp(config, { role: roleArg as Role, log })
+  } catch (e) {
+    log.error({ err: { message: (e as Error).message } }, 'start failed')
+    process.exit(1)
+  }
+  if (stopping) await app.stop()
+}
+
+void main()

@@ -1,0 +1,50 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
+import { sql } from 'kysely'
+import type { Deps } from '../deps'
+
+export type RouteHandler = (req: IncomingMessage, res: ServerResponse) => unknown
+
+/**
+ * One HTTP server for Telegram webhooks (POST /telegram/<desk slug>, checked against the secret token by grammY's
+ * webhookCallback, which answers 401 to a wrong or missing X-Telegram-Bot-Api-Secret-Token) and /health.
+ */
+export function createHttpServer(
+  deps: Pick<Deps, 'db' | 'jobs'>,
+  webhooks: Map<string, RouteHandler>,
+): Server {
+  return createServer(async (req, res) => {
+    const url = new URL(req.url ?? '/', 'http://localhost')
+    try {
+      if (req.method === 'GET' && url.pathname === '/health') {
+        const [db, jobs] = await Promise.all([
+          sql`select 1`.execute(deps.db).then(
+            () => true,
+            () => false,
+          ),
+          sql`select 1 from pgboss.version`.execute(deps.db).then(
+            () => true,
+            () => false,
+          ),
+        ])
+        const ok = db && jobs
+        res.writeHead(ok ? 200 : 503, { 'content-type': 'application/json' })
+        res.end(JSON.stringify({ ok, database: db, jobs }))
+        return
+      }
+      const m = /^\/telegram\/([a-z0-9-]+)$/.exec(url.pathname)
+      const hook = m && webhooks.get(m[1]!)
+      if (req.method === 'POST' && hook) return await hook(req, res)
+      res.writeHead(404).end()
+    } catch {
+      if (!res.headersSent) res.writeHead(500)
+      res.end()
+    }
+  })
+}
+
+export function listen(server: Server, port: number, host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject)
+    server.listen(port, host, () => resolve((server.address() as { port: number }).port))
+  })
+}

@@ -1,0 +1,41 @@
+import { autoRetry } from '@grammyjs/auto-retry'
+import { apiThrottler } from '@grammyjs/transformer-throttler'
+import { Api, GrammyError, HttpError } from 'grammy'
+
+export interface ApiOptions {
+  token: string
+  apiRoot: string
+}
+
+/**
+ * An Api for sending outside of an update (jobs). The throttler keeps to Telegram's limits (about 1 message/s per
+ * private chat, 20/min per group — all topics of the staff group share it — and 30/s overall); auto-retry honours
+ * 429 retry_after and retries network failures a few times before the job itself fails and pg-boss retries it.
+ */
+export function createApi({ token, apiRoot }: ApiOptions): Api {
+  const api = new Api(token, { apiRoot })
+  installTransformers(api)
+  return api
+}
+
+export function installTransformers(api: Api): void {
+  api.config.use(apiThrottler())
+  api.config.use(autoRetry({ maxRetryAttempts: 3, maxDelaySeconds: 60 }))
+}
+
+/** The private chat's owner blocked the bot or deleted the account: don't retry. */
+export function isBlocked(err: unknown): boolean {
+  return err instanceof GrammyError && err.error_code === 403
+}
+
+/** The topic was deleted, closed or archived: the route must move to a new topic. */
+export function isTopicUnusable(err: unknown): boolean {
+  if (!(err instanceof GrammyError) || err.error_code !== 400) return false
+  return /TOPIC_DELETED|TOPIC_CLOSED|message thread not found|TOPIC_ID_INVALID|thread.*archived/i.test(
+    err.description,
+  )
+}
+
+export function isTelegramDown(err: unknown): boolean {
+  return err instanceof HttpError || (err instanceof GrammyError && err.error_code >= 500)
+}

@@ -1,0 +1,66 @@
+import type { InlineKeyboardMarkup } from 'grammy/types'
+import { markBlocked } from '../clients/clients.repository'
+import type { Deps } from '../deps'
+import type { Outbox } from '../jobs/jobs'
+import { defineQueue } from '../jobs/queue'
+import { isBlocked } from './api'
+
+/**
+ * A notification to a user or a topic, rendered when it is sent (so it uses the i18n files of the running version)
+ * from a message key and parameters fixed when the state change committed.
+ */
+export interface Notification {
+  botId: number
+  chatId: number
+  threadId?: number
+  lang: string
+  key: string
+  params?: Record<string, string | number>
+  /** Extra lines rendered after the main text, each a key with parameters. */
+  more?: { key: string; params?: Record<string, string | number> }[]
+  replyMarkup?: InlineKeyboardMarkup
+  /** Idempotency key: one message per key, however often the job runs. */
+  dedupeKey: string
+}
+
+export const notifyQueue = defineQueue<Notification>('tg.notify', {}, 2)
+
+/** Enqueue in the caller's transaction. The dedupe key is checked by the handler (outbound_message). */
+export function notify(outbox: Outbox, n: Notification) {
+  return outbox.send(notifyQueue, n)
+}
+
+export function renderNotification(deps: Deps, n: Notification): string {
+  const parts = [deps.i18n.t(n.lang, n.key, n.params)]
+  for (const m of n.more ?? []) parts.push(deps.i18n.t(n.lang, m.key, m.params))
+  return parts.join('\n\n')
+}
+
+export async function handleNotify(deps: Deps, n: Notification): Promise<void> {
+  const done = await deps.db
+    .selectFrom('outbound_message')
+    .select('key')
+    .where('key', '=', n.dedupeKey)
+    .executeTakeFirst()
+  if (done) return
+  let messageId: number | null = null
+  let outcome = 'sent'
+  try {
+    const m = await deps.api(n.botId).sendMessage(n.chatId, renderNotification(deps, n), {
+      ...(n.threadId ? { message_thread_id: n.threadId } : {}),
+      ...(n.replyMarkup ? { reply_markup: n.replyMarkup } : {}),
+      link_preview_options: { is_disabled: true },
+    })
+    messageId = m.message_id
+  } catch (err) {
+    // A client who blocked the bot: record it once and stop; retrying would loop forever.
+    if (!isBlocked(err) || n.chatId < 0) throw err
+    outcome = 'blocked'
+    await markBlocked(deps.db, n.botId, n.chatId)
+  }
+  await deps.db
+    .insertInto('outbound_message')
+    .values({ key: n.dedupeKey, bot_id: n.botId, chat_id: n.chatId, message_id: messageId, outcome })
+    .onConflict((oc) => oc.column('key').doNothing())
+    .execute()
+}
