@@ -1,0 +1,79 @@
+import type { Generated, JSONColumnType } from 'kysely'
+import type { TariffConfig } from '../config/schema'
+
+export type OrderState =
+  | 'created'
+  | 'reserved'
+  | 'paid_waiting'
+  | 'active'
+  | 'closed'
+  | 'cancelled'
+  | 'refunded'
+export type ConsultationState = 'waiting' | 'active' | 'closed' | 'revoked'
+export type StartMode = TariffConfig['startMode']
+export type BreachPolicy = TariffConfig['breachPolicy']
+
+export interface OrderTables {
+  orders: {
+    id: Generated<number>
+    bot_id: number
+    user_id: number
+    tariff_code: string
+    title: string
+    price_stars: number
+    window_minutes: number
+    appeals: number
+    drafts: Generated<number>
+    sla_minutes: number
+    start_mode: StartMode
+    start_within_days: number | null
+    breach_policy: JSONColumnType<BreachPolicy, string | undefined, string>
+    terms_version: string
+    lang: string
+    slot_start: Date | null
+    state: Generated<OrderState>
+    hold_request_id: string | null
+    hold_expires_at: Date | null
+    needs_start_date: Generated<boolean>
+    invoice_message_id: number | null
+    created_at: Generated<Date>
+    updated_at: Generated<Date>
+  }
+  payment: {
+    id: Generated<number>
+    bot_id: number
+    order_id: number
+    user_id: number
+    telegram_payment_charge_id: string
+    provider_payment_charge_id: string | null
+    currency: string
+    total_amount: number
+    kind: 'payment' | 'overpayment'
+    refunded_at: Date | null
+    refunded_by: number | null
+    created_at: Generated<Date>
+  }
+  consultation: {
+    id: Generated<number>
+    bot_id: number
+    order_id: number
+    user_id: number
+    state: Generated<ConsultationState>
+    starts_at: Date | null
+    access_until: Date | null
+    revoked_at: Date | null
+    closed_at: Date | null
+    created_at: Generated<Date>
+    updated_at: Generated<Date>
+  }
+  audit_log: {
+    id: Generated<number>
+    bot_id: number
+    actor_id: number | null
+    action: string
+    subject_type: string
+    subject_id: string
+    details: JSONColumnType<Record<string, unknown>, string | undefined, string>
+    at: Generated<Date>
+  }
+}
