@@ -1,5 +1,6 @@
 import { IANAZone } from 'luxon'
 import { z } from 'zod'
+import { compileSchedule, ScheduleConfigError, WEEKDAYS } from '../consultations/business-time'
 
 /** Languages the bot speaks; every user-facing text in config is given per language. */
 export const LANGUAGES = ['ru', 'en'] as const
@@ -25,8 +26,6 @@ const interval = z.string().refine(
   { message: 'expected "HH:MM-HH:MM"' },
 )
 const isoDate = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'expected a date "YYYY-MM-DD"')
-
-export const WEEKDAYS = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'] as const
 
 const schedule = z.object({
   timezone: timeZone,
@@ -115,6 +114,12 @@ const desk = z
           message: 'a scheduled tariff needs slots',
         })
     })
+    try {
+      compileSchedule(d.schedule)
+    } catch (e) {
+      if (!(e instanceof ScheduleConfigError)) throw e
+      ctx.addIssue({ code: 'custom', path: ['schedule'], message: e.message })
+    }
     const codes = new Set<string>()
     d.tariffs.forEach((t, i) => {
       if (codes.has(t.code))

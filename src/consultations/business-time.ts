@@ -49,7 +49,10 @@
  * seen before.
  */
 import { DateTime, IANAZone } from 'luxon'
-import { type ScheduleConfig, WEEKDAYS } from '../config/schema'
+import type { ScheduleConfig } from '../config/schema'
+
+/** Luxon weekday 1..7 maps to index 0..6. */
+export const WEEKDAYS = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'] as const
 
 export type Weekday = (typeof WEEKDAYS)[number]
 
