@@ -57,7 +57,7 @@ export async function startApp(config: LoadedConfig, opts: AppOptions): Promise<
     if (!url) {
       log.info('DATABASE_URL not set: starting embedded PostgreSQL')
       embedded = await startEmbeddedPostgres({
-        dataDir: opts.embeddedDataDir ?? '.data/pg',
+        dataDir: opts.embeddedDataDir ?? process.env.DATA_DIR ?? '.data/pg',
         onLog: (l) => log.debug({ pg: l }, 'embedded postgres'),
       })
       cleanups.push(() => embedded!.stop())
