@@ -1,0 +1,292 @@
+import { type Kysely, sql } from 'kysely'
+import type { Database } from '../db/database'
+
+/**
+ * All of the ledger's SQL. The admission and settle operations are PL/pgSQL functions (created by the migration):
+ * one round trip each, plans cached per connection, a fresh READ COMMITTED snapshot per statement after each lock.
+ * Every function here runs on whatever it is given: the caller's transaction, or the pool (then the single
+ * statement is its own transaction). None of them raises on a refusal, so a caller's transaction survives it.
+ */
+type Executor = Kysely<Database>
+
+export interface ReserveCall {
+  requestId: string
+  accountIds: (number | null)[]
+  scopes: (string | null)[]
+  subjects: (string | null)[]
+  units: (string | null)[]
+  amounts: number[]
+  at: Date | null
+  concurrencyKey: string | null
+  concurrencyMax: number | null
+  ttlSeconds: number
+  fingerprint: string
+}
+
+export interface ReserveRow {
+  /** new | replay | conflict | duplicate_account */
+  o_outcome: string
+  o_state: string | null
+  o_decision: StoredDecision | null
+  o_expires_at: Date | null
+}
+
+/** The decision as stored on the reservation (numbers as read, before the hold). */
+export interface StoredDecision {
+  reason: string | null
+  line: number | null
+  lines: StoredLine[]
+  concurrency: { key: string; active: number; max: number } | null
+}
+
+export interface StoredLine {
+  accountId: number | null
+  scope: string | null
+  subject: string | null
+  unit: string | null
+  amount: number
+  granted?: number
+  reserved?: number
+  used?: number
+  holds?: number
+  periodStart?: string
+  periodEnd?: string
+  timeZone?: string
+}
+
+export async function callReserve(db: Executor, c: ReserveCall): Promise<ReserveRow> {
+  const r = await sql<ReserveRow>`
+    select * from ledger_reserve(${c.requestId}, ${c.accountIds}::bigint[], ${c.scopes}::text[],
+      ${c.subjects}::text[], ${c.units}::text[], ${c.amounts}::bigint[], ${c.at}::timestamptz,
+      ${c.concurrencyKey}::text, ${c.concurrencyMax}::integer, ${c.ttlSeconds}::double precision,
+      ${c.fingerprint}::text)`.execute(db)
+  return r.rows[0]!
+}
+
+export interface SettleRow {
+  /** done | replay | conflict | not_found | invalid_transition | lines_mismatch */
+  o_outcome: string
+  o_state: string | null
+  o_prev_state: string | null
+  o_amounts: number[] | null
+  o_actuals: number[] | null
+  o_charged: number[] | null
+  o_overrun: boolean | null
+  o_accounts: { accountId: number; granted: number; reserved: number; used: number; holds: number }[] | null
+}
+
+export async function callSettle(
+  db: Executor,
+  requestId: string,
+  to: 'committed' | 'released' | 'unknown',
+  actuals: number[] | null,
+  policy: string,
+  note: string | null,
+): Promise<SettleRow> {
+  // Arrays come back as jsonb: they are read without the int8[] type parser.
+  const r = await sql<SettleRow>`
+    select o_outcome, o_state, o_prev_state, to_jsonb(o_amounts) as o_amounts, to_jsonb(o_actuals) as o_actuals,
+      to_jsonb(o_charged) as o_charged, o_overrun, o_accounts
+    from ledger_settle(${requestId}, ${to}, ${actuals}::bigint[], ${policy}, ${note}::text)`.execute(db)
+  return r.rows[0]!
+}
+
+/** Expires up to `limit` reservations past their deadline (SKIP LOCKED); returns their request ids. */
+export async function callExpireDue(db: Executor, limit: number, note: string): Promise<string[]> {
+  const r = await sql<{ request_id: string }>`
+    select ledger_expire_due as request_id from ledger_expire_due(${limit}::integer, ${note}::text)`.execute(
+    db,
+  )
+  return r.rows.map((x) => x.request_id)
+}
+
+export interface GrantCall {
+  requestId: string
+  scope: string
+  subject: string
+  unit: string
+  periodStart: Date
+  periodEnd: Date
+  timeZone: string
+  amount: number
+  carryCap: number | null
+  fingerprint: string
+}
+
+export interface GrantRow {
+  /** new | replay | conflict | period_mismatch */
+  o_outcome: string
+  o_account_id: number | null
+  o_amount: number | null
+  o_carried: number | null
+  o_carried_from: number | null
+}
+
+export async function callGrant(db: Executor, g: GrantCall): Promise<GrantRow> {
+  const r = await sql<GrantRow>`
+    select * from ledger_grant(${g.requestId}, ${g.scope}, ${g.subject}, ${g.unit}, ${g.periodStart}::timestamptz,
+      ${g.periodEnd}::timestamptz, ${g.timeZone}, ${g.amount}::bigint, ${g.carryCap}::bigint,
+      ${g.fingerprint})`.execute(db)
+  return r.rows[0]!
+}
+
+export function findAccountById(db: Executor, id: number) {
+  return db.selectFrom('ledger_account').selectAll().where('id', '=', id).executeTakeFirst()
+}
+
+/** The account of this key whose period contains `at` (default: now()). */
+export function findAccountByKey(
+  db: Executor,
+  scope: string,
+  subject: string,
+  unit: string,
+  at: Date | null,
+) {
+  const instant = at ? sql`${at}::timestamptz` : sql`now()`
+  return db
+    .selectFrom('ledger_account')
+    .selectAll()
+    .where('scope', '=', scope)
+    .where('subject', '=', subject)
+    .where('unit', '=', unit)
+    .where('period_start', '<=', instant as any)
+    .where('period_end', '>', instant as any)
+    .orderBy('period_start', 'desc')
+    .limit(1)
+    .executeTakeFirst()
+}
+
+export interface ReservationRow {
+  request_id: string
+  state: string
+  prev_state: string | null
+  account_ids: (number | null)[]
+  amounts: number[]
+  actuals: number[] | null
+  charged: number[] | null
+  overrun: boolean
+  concurrency_key: string | null
+  decision: StoredDecision
+  created_at: Date
+  expires_at: Date | null
+  settled_at: Date | null
+  note: string | null
+}
+
+/** Array columns as jsonb: read without depending on the int8[] type parser. */
+const reservationColumns = sql`request_id, state, prev_state, to_jsonb(account_ids) as account_ids,
+  to_jsonb(amounts) as amounts, to_jsonb(actuals) as actuals, to_jsonb(charged) as charged, overrun,
+  concurrency_key, decision, created_at, expires_at, settled_at, note`
+
+export async function findReservation(db: Executor, requestId: string): Promise<ReservationRow | undefined> {
+  const r = await sql<ReservationRow>`
+    select ${reservationColumns} from ledger_reservation where request_id = ${requestId}`.execute(db)
+  return r.rows[0]
+}
+
+/** The journal of one account, oldest first: what explains its counters. */
+export function listJournal(db: Executor, accountId: number) {
+  return db
+    .selectFrom('ledger_journal')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .orderBy('id')
+    .execute()
+}
+
+/** Reservations whose outcome is unknown, oldest first (for reconciliation by a person or a job). */
+export async function listUnknown(db: Executor, limit: number): Promise<ReservationRow[]> {
+  const r = await sql<ReservationRow>`
+    select ${reservationColumns} from ledger_reservation where state = 'unknown'
+    order by created_at limit ${limit}`.execute(db)
+  return r.rows
+}
+
+/**
+ * A manual correction with its journal row, in one conditional statement: refused (no row) if it would make
+ * granted or used negative.
+ */
+export async function adjustAccount(
+  db: Executor,
+  a: { accountId: number; dGranted: number; dUsed: number; requestId: string | null; note: string },
+) {
+  const r = await sql<{ id: number; granted: number; reserved: number; used: number; holds: number }>`
+    with u as (
+      update ledger_account set granted = granted + ${a.dGranted}::bigint, used = used + ${a.dUsed}::bigint
+      where id = ${a.accountId}::bigint and granted + ${a.dGranted}::bigint >= 0 and used + ${a.dUsed}::bigint >= 0
+      returning id, granted, reserved, used, holds),
+    j as (
+      insert into ledger_journal (account_id, request_id, reason, d_granted, d_used, note)
+      select id, ${a.requestId}::text, 'adjust', ${a.dGranted}::bigint, ${a.dUsed}::bigint, ${a.note}::text from u)
+    select * from u`.execute(db)
+  return r.rows[0]
+}
+
+export function setAccountActive(db: Executor, accountId: number, active: boolean) {
+  return db
+    .updateTable('ledger_account')
+    .set({ active })
+    .where('id', '=', accountId)
+    .returning(['id', 'active'])
+    .executeTakeFirst()
+}
+
+export interface CounterRow {
+  id: number
+  granted: number
+  reserved: number
+  used: number
+  holds: number
+  j_granted: number
+  j_reserved: number
+  j_used: number
+  open_reserved: number
+  open_holds: number
+}
+
+/** Accounts whose counters disagree with their journal or with their open reservations. */
+export async function counterMismatches(db: Executor): Promise<CounterRow[]> {
+  const r = await sql<CounterRow>`
+    with j as (
+      select account_id, sum(d_granted)::bigint as g, sum(d_reserved)::bigint as r, sum(d_used)::bigint as u
+      from ledger_journal group by account_id),
+    o as (
+      select x.id as account_id, sum(x.amount)::bigint as r, count(*)::bigint as n
+      from ledger_reservation res, unnest(res.account_ids, res.amounts) x(id, amount)
+      where res.state in ('reserved', 'unknown') group by x.id)
+    select a.id, a.granted, a.reserved, a.used, a.holds,
+      coalesce(j.g, 0)::bigint as j_granted, coalesce(j.r, 0)::bigint as j_reserved, coalesce(j.u, 0)::bigint as j_used,
+      coalesce(o.r, 0)::bigint as open_reserved, coalesce(o.n, 0)::bigint as open_holds
+    from ledger_account a
+    left join j on j.account_id = a.id
+    left join o on o.account_id = a.id
+    where a.granted <> coalesce(j.g, 0) or a.reserved <> coalesce(j.r, 0) or a.used <> coalesce(j.u, 0)
+       or a.reserved <> coalesce(o.r, 0) or a.holds <> coalesce(o.n, 0)
+    order by a.id`.execute(db)
+  return r.rows
+}
+
+/** Concurrency slots whose counter differs from the number of reservations in state reserved under the key. */
+export async function slotMismatches(db: Executor) {
+  const r = await sql<{ key: string; active: number; reserved: number }>`
+    select coalesce(s.key, c.key) as key, coalesce(s.active, 0)::bigint as active, coalesce(c.n, 0)::bigint as reserved
+    from ledger_slot s
+    full join (select concurrency_key as key, count(*) as n from ledger_reservation
+               where state = 'reserved' and concurrency_key is not null group by 1) c on c.key = s.key
+    where coalesce(s.active, 0) <> coalesce(c.n, 0)`.execute(db)
+  return r.rows
+}
+
+export async function ledgerTotals(db: Executor) {
+  const r = await sql<{ accounts: number; reservations: number; journal_rows: number }>`
+    select (select count(*) from ledger_account)::bigint as accounts,
+      (select count(*) from ledger_reservation)::bigint as reservations,
+      (select count(*) from ledger_journal)::bigint as journal_rows`.execute(db)
+  return r.rows[0]!
+}
+
+export async function overGrantAccounts(db: Executor): Promise<number[]> {
+  const r = await sql<{ id: number }>`
+    select id from ledger_account where reserved + used > granted order by id`.execute(db)
+  return r.rows.map((x) => x.id)
+}
