@@ -1,4 +1,5 @@
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { createHash } from 'node:crypto'
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { createServer } from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
@@ -31,12 +32,38 @@ export interface EmbeddedOptions {
   onLog?: (line: string) => void
 }
 
+/** Whether every directory from the root down to `dir` lets others through (the x bit), as postgres needs. */
+function reachableByOthers(dir: string): boolean {
+  let d = path.resolve(dir)
+  for (;;) {
+    if ((statSync(d).mode & 0o001) === 0) return false
+    const up = path.dirname(d)
+    if (up === d) return true
+    d = up
+  }
+}
+
 export async function startEmbeddedPostgres(opts: EmbeddedOptions = {}): Promise<EmbeddedServer> {
+  const asRoot = process.getuid?.() === 0
   const persistent = opts.dataDir !== undefined
   let dir: string
   if (persistent) {
     dir = path.resolve(opts.dataDir!)
     mkdirSync(path.dirname(dir), { recursive: true })
+    if (asRoot && !reachableByOthers(path.dirname(dir))) {
+      // The postgres user cannot reach a directory below a private (0700) one such as a mktemp checkout. Rather
+      // than loosen permissions on the caller's directories, keep the data in a reachable place named after it.
+      const fallback = path.join(
+        os.tmpdir(),
+        `consult-desk-${createHash('sha1').update(dir).digest('hex').slice(0, 12)}`,
+      )
+      mkdirSync(fallback, { recursive: true, mode: 0o755 })
+      chmodSync(fallback, 0o755)
+      opts.onLog?.(
+        `${path.dirname(dir)} is not reachable by the postgres user; keeping the data in ${fallback}`,
+      )
+      dir = path.join(fallback, 'data')
+    }
   } else {
     // A world-traversable parent so the postgres user can reach it when we run as root.
     const parent = mkdtempSync(path.join(os.tmpdir(), 'consult-desk-pg-'))
@@ -51,7 +78,7 @@ export async function startEmbeddedPostgres(opts: EmbeddedOptions = {}): Promise
     user: 'postgres',
     password: 'postgres',
     persistent: true,
-    createPostgresUser: process.getuid?.() === 0,
+    createPostgresUser: asRoot,
     // Tests and the demo create many databases; fsync off only for throwaway clusters.
     postgresFlags: persistent
       ? []
