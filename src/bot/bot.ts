@@ -5,9 +5,16 @@ import type { LanguageCode, UserFromGetMe } from 'grammy/types'
 import type { DeskRuntime } from '../config/load'
 import type { Deps } from '../deps'
 import { errorSummary } from '../jobs/jobs'
+import { conversationStorage } from '../payments/conversation-storage'
 import { installTransformers } from '../telegram/api'
 import type { BotContext } from './context'
+import { adminPaymentsFeature } from './features/admin-payments'
+import { paymentsFeature } from './features/payments'
+import { paysupportFeature } from './features/paysupport'
 import { startFeature } from './features/start'
+import { statusFeature } from './features/status'
+import { tariffsFeature } from './features/tariffs'
+import { termsFeature } from './features/terms'
 import { supportedLanguage } from './i18n'
 
 /**
@@ -18,7 +25,15 @@ export const ALLOWED_UPDATES = ['message', 'edited_message', 'callback_query', '
 
 /** Features in the order they see updates. Later features add their Composer here. */
 function features(): Composer<BotContext>[] {
-  return [startFeature]
+  return [
+    paymentsFeature,
+    paysupportFeature,
+    startFeature,
+    tariffsFeature,
+    statusFeature,
+    termsFeature,
+    adminPaymentsFeature,
+  ]
 }
 
 /**
@@ -46,7 +61,7 @@ export function createBot(deps: Deps, desk: DeskRuntime, botInfo?: UserFromGetMe
   })
   bot.use(sequentialize(sequentialKey))
   bot.use(deps.i18n.middleware())
-  bot.use(conversations())
+  bot.use(conversations({ storage: conversationStorage(deps.db, desk.botId) }))
   for (const f of features()) bot.use(f)
 
   bot.catch(async (err: BotError<BotContext>) => {

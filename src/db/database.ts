@@ -1,5 +1,6 @@
 import type { Kysely, Transaction } from 'kysely'
 import type { ClientTables } from '../clients/clients.tables'
+import type { DisputeTables } from '../disputes/disputes.tables'
 import type { LedgerTables } from '../ledger/ledger.tables'
 import type { OrderTables } from '../orders/orders.tables'
 import type { OutboundTables } from '../telegram/outbound.tables'
@@ -8,7 +9,13 @@ import type { OutboundTables } from '../telegram/outbound.tables'
  * Every table of the app. Each feature declares its tables next to its code (`*.tables.ts`) and is listed here,
  * so one `Kysely<Database>` types every query.
  */
-export interface Database extends CoreTables, ClientTables, OutboundTables, OrderTables, LedgerTables {}
+export interface Database
+  extends CoreTables,
+    ClientTables,
+    OutboundTables,
+    OrderTables,
+    DisputeTables,
+    LedgerTables {}
 
 export interface CoreTables {
   /** Telegram update ids already handled, written in the same transaction as the update's effects. */

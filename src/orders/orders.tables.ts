@@ -12,6 +12,11 @@ export type OrderState =
 export type ConsultationState = 'waiting' | 'active' | 'closed' | 'revoked'
 export type StartMode = TariffConfig['startMode']
 export type BreachPolicy = TariffConfig['breachPolicy']
+/** overpayment: a second, different payment for an order already paid; unmatched: no order of this desk. */
+export type PaymentKind = 'payment' | 'overpayment' | 'unmatched'
+export type RefundSource = 'admin' | 'telegram' | 'dispute'
+/** Refund policy for questions already accepted when a consultation is refunded. */
+export type RefundPolicy = 'deliver' | 'stop'
 
 export interface OrderTables {
   orders: {
@@ -36,21 +41,33 @@ export interface OrderTables {
     hold_expires_at: Date | null
     needs_start_date: Generated<boolean>
     invoice_message_id: number | null
+    /** 'day:<tariff>:<YYYY-MM-DD>' or 'slot:<tariff>:<epoch ms>': the capacity account the start takes from. */
+    capacity_key: string | null
+    paid_at: Date | null
+    /** on_request: the client may press Start until then. */
+    start_by: Date | null
+    cancel_reason: string | null
     created_at: Generated<Date>
     updated_at: Generated<Date>
   }
   payment: {
     id: Generated<number>
     bot_id: number
-    order_id: number
+    /** null only for an 'unmatched' payment (a payload that names no order of this desk). */
+    order_id: number | null
     user_id: number
     telegram_payment_charge_id: string
     provider_payment_charge_id: string | null
     currency: string
     total_amount: number
-    kind: 'payment' | 'overpayment'
+    kind: PaymentKind
+    invoice_payload: Generated<string>
     refunded_at: Date | null
     refunded_by: number | null
+    /** A refundStarPayment call in flight (see the migration). */
+    refund_started_at: Date | null
+    refund_error: string | null
+    refund_source: RefundSource | null
     created_at: Generated<Date>
   }
   consultation: {
@@ -63,6 +80,8 @@ export interface OrderTables {
     access_until: Date | null
     revoked_at: Date | null
     closed_at: Date | null
+    /** Set on refund: what happens to questions already accepted ('deliver' = answers still delivered). */
+    refund_policy: RefundPolicy | null
     created_at: Generated<Date>
     updated_at: Generated<Date>
   }

@@ -1,4 +1,4 @@
-import { Composer } from 'grammy'
+import { Composer, InlineKeyboard } from 'grammy'
 import { upsertClient } from '../../clients/clients.repository'
 import { pick } from '../../config/load'
 import type { BotContext } from '../context'
@@ -25,6 +25,7 @@ priv.command('start', async (ctx) => {
       ctx.t('welcome-tariffs'),
       ...lines,
     ].join('\n'),
+    { reply_markup: new InlineKeyboard().text(ctx.t('btn-tariffs'), 'tf:list') },
   )
 })
 

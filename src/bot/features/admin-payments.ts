@@ -1,0 +1,155 @@
+import { Composer, InlineKeyboard } from 'grammy'
+import { findPayment, findPaymentByCharge, refundQueue } from '../../orders/orders.repository'
+import { reconcileQueue } from '../../payments/reconciliation'
+import { type RefundOutcome, refundPayment } from '../../payments/refunds'
+import type { BotContext } from '../context'
+
+/**
+ * Admin payment tools (in the staff group or a private chat with the bot; admins only, by Telegram id from config):
+ *
+ * - Refund buttons (rf:ask:<payment>) on payment alerts, and `/refund <charge id | #payment id>`: a confirmation
+ *   (rf:yes:<payment> / rf:no) first, then refundStarPayment. Telegram's error description is shown as it is.
+ * - `/refunds`: what waits for an admin (overpayments, unmatched payments, paid orders without a start date).
+ * - `/reconcile`: runs the reconciliation with Telegram's transaction list now.
+ */
+export const adminPaymentsFeature = new Composer<BotContext>()
+
+function isAdmin(ctx: BotContext): boolean {
+  return !!ctx.from && ctx.desk.staff.admins.includes(ctx.from.id)
+}
+
+const where = (ctx: BotContext) => {
+  const m = ctx.msg ?? ctx.callbackQuery?.message
+  const thread = m && 'message_thread_id' in m ? m.message_thread_id : undefined
+  return thread ? { message_thread_id: thread } : {}
+}
+
+/** Admin-facing text for a refund outcome: precise, with Telegram's own description on failure. */
+export function refundOutcomeText(ctx: BotContext, r: RefundOutcome): string {
+  switch (r.status) {
+    case 'refunded':
+      return ctx.t(r.alreadyAtTelegram ? 'refund-ok-already-at-telegram' : 'refund-ok', {
+        payment: String(r.payment.id),
+        charge: r.payment.telegram_payment_charge_id,
+        amount: r.payment.total_amount,
+        user: String(r.payment.user_id),
+      })
+    case 'already-refunded':
+      return ctx.t('refund-already', {
+        payment: String(r.payment.id),
+        charge: r.payment.telegram_payment_charge_id,
+      })
+    case 'in-progress':
+      return ctx.t('refund-in-progress', { payment: String(r.payment.id) })
+    case 'unknown-payment':
+      return ctx.t('refund-unknown')
+    case 'failed':
+      return ctx.t('refund-failed', {
+        payment: String(r.payment.id),
+        charge: r.payment.telegram_payment_charge_id,
+        description: r.description,
+      })
+  }
+}
+
+async function askConfirmation(ctx: BotContext, paymentId: number): Promise<void> {
+  const p = await findPayment(ctx.deps.db, paymentId)
+  if (!p || p.bot_id !== ctx.desk.botId) {
+    await ctx.reply(ctx.t('refund-unknown-id', { payment: String(paymentId) }), where(ctx))
+    return
+  }
+  if (p.refunded_at) {
+    await ctx.reply(
+      ctx.t('refund-already', { payment: String(p.id), charge: p.telegram_payment_charge_id }),
+      where(ctx),
+    )
+    return
+  }
+  await ctx.reply(
+    ctx.t('refund-confirm', {
+      payment: String(p.id),
+      charge: p.telegram_payment_charge_id,
+      amount: p.total_amount,
+      user: String(p.user_id),
+      kind: p.kind,
+    }),
+    {
+      ...where(ctx),
+      reply_markup: new InlineKeyboard()
+        .text(ctx.t('btn-refund-yes'), `rf:yes:${p.id}`)
+        .text(ctx.t('btn-cancel'), 'rf:no'),
+    },
+  )
+}
+
+adminPaymentsFeature.callbackQuery(/^rf:(ask|yes):(\d{1,15})$/, async (ctx) => {
+  if (!isAdmin(ctx)) return ctx.answerCallbackQuery({ text: ctx.t('admin-only'), show_alert: true })
+  await ctx.answerCallbackQuery()
+  const paymentId = Number(ctx.match[2])
+  if (ctx.match[1] === 'ask') return askConfirmation(ctx, paymentId)
+  const r = await refundPayment(ctx.deps, ctx.desk, { paymentId }, { id: ctx.from.id, source: 'admin' })
+  const text = refundOutcomeText(ctx, r)
+  await ctx.editMessageText(text).catch(() => ctx.reply(text, where(ctx)))
+})
+
+adminPaymentsFeature.callbackQuery('rf:no', async (ctx) => {
+  await ctx.answerCallbackQuery()
+  await ctx.editMessageText(ctx.t('refund-cancelled')).catch(() => {})
+})
+
+const admin = adminPaymentsFeature.filter(isAdmin)
+
+admin.command('refund', async (ctx) => {
+  const arg = ctx.match.trim()
+  if (!arg) return ctx.reply(ctx.t('refund-usage'), where(ctx))
+  const byId = /^#(\d{1,15})$/.exec(arg)
+  if (byId) return askConfirmation(ctx, Number(byId[1]))
+  const p = await findPaymentByCharge(ctx.deps.db, ctx.desk.botId, arg)
+  if (!p) return ctx.reply(ctx.t('refund-unknown-charge', { charge: arg.slice(0, 200) }), where(ctx))
+  return askConfirmation(ctx, p.id)
+})
+
+admin.command('refunds', async (ctx) => {
+  const q = await refundQueue(ctx.deps.db, ctx.desk.botId)
+  if (q.payments.length === 0 && q.waiting.length === 0) return ctx.reply(ctx.t('queue-empty'), where(ctx))
+  const kb = new InlineKeyboard()
+  const lines = [ctx.t('queue-title')]
+  for (const p of q.payments.slice(0, 20)) {
+    lines.push(
+      ctx.t('queue-payment', {
+        payment: String(p.id),
+        kind: p.kind,
+        amount: p.total_amount,
+        user: String(p.user_id),
+        order: String(p.order_id ?? '—'),
+        charge: p.telegram_payment_charge_id,
+      }),
+    )
+    kb.text(ctx.t('btn-refund-payment', { payment: String(p.id) }), `rf:ask:${p.id}`).row()
+  }
+  for (const w of q.waiting.slice(0, 20)) {
+    lines.push(
+      ctx.t('queue-waiting', {
+        order: String(w.order_id),
+        title: w.title,
+        amount: w.price_stars,
+        user: String(w.user_id),
+        payment: String(w.payment_id),
+      }),
+    )
+    kb.text(ctx.t('btn-refund-payment', { payment: String(w.payment_id) }), `rf:ask:${w.payment_id}`).row()
+  }
+  await ctx.reply(lines.join('\n'), { ...where(ctx), reply_markup: kb })
+})
+
+admin.command('reconcile', async (ctx) => {
+  await ctx.deps.jobs.transaction(ctx.deps.db, (_trx, outbox) =>
+    outbox.send(reconcileQueue, { botId: ctx.desk.botId, requestedBy: ctx.from!.id }),
+  )
+  await ctx.reply(ctx.t('reconcile-started'), where(ctx))
+})
+
+// Non-admins get a plain refusal for admin commands instead of silence.
+adminPaymentsFeature.command(['refund', 'refunds', 'reconcile'], (ctx) =>
+  ctx.reply(ctx.t('admin-only'), where(ctx)),
+)

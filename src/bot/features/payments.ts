@@ -1,0 +1,142 @@
+import { Composer, InlineKeyboard } from 'grammy'
+import { openDispute } from '../../disputes/disputes.service'
+import { errorSummary } from '../../jobs/jobs'
+import { dbNow, findOrder, primaryPayment } from '../../orders/orders.repository'
+import { agreeStart, nextFreeStarts, type StartResult, startOnRequest } from '../../orders/orders.service'
+import { clientZone } from '../../payments/client-time'
+import { formatInstant } from '../../payments/format'
+import { decidePreCheckout } from '../../payments/pre-checkout'
+import { recordExternalRefund } from '../../payments/refunds'
+import { recordSuccessfulPayment } from '../../payments/successful-payment'
+import type { BotContext } from '../context'
+
+/**
+ * Payment updates and the buttons that follow a payment.
+ *
+ * - pre_checkout_query: one short transaction (checks + capacity hold), then answerPreCheckoutQuery. It bypasses
+ *   the per-chat queue (see sequentialKey), so it never waits behind a chat's other updates.
+ * - successful_payment / refunded_payment: one transaction each, idempotent by the charge id; every message to the
+ *   client leaves through the outbox.
+ * - ord:start:<order> (Start, on_request), ord:opts:<order> and ord:at:<order>:<epoch s> (a start for an order
+ *   that waits for one), ord:refund:<order> (the client asks for a refund: a /paysupport ticket).
+ */
+export const paymentsFeature = new Composer<BotContext>()
+
+paymentsFeature.on('pre_checkout_query', async (ctx) => {
+  const q = ctx.preCheckoutQuery
+  let decision: Awaited<ReturnType<typeof decidePreCheckout>>
+  try {
+    decision = await decidePreCheckout(ctx.deps, ctx.desk, {
+      queryId: q.id,
+      fromId: q.from.id,
+      currency: q.currency,
+      totalAmount: q.total_amount,
+      payload: q.invoice_payload,
+    })
+  } catch (err) {
+    // Fail closed: nothing held, nothing charged; the client may try again.
+    ctx.log.error({ err: errorSummary(err) }, 'pre-checkout failed')
+    decision = { ok: false, code: 'unavailable' }
+  }
+  if (decision.ok) {
+    await ctx.answerPreCheckoutQuery(true)
+    return
+  }
+  ctx.log.info({ code: decision.code, order: decision.orderId }, 'pre-checkout refused')
+  await ctx.answerPreCheckoutQuery(false, {
+    error_message: ctx.t(`precheckout-${decision.code}`, decision.params ?? {}),
+  })
+})
+
+const priv = paymentsFeature.chatType('private')
+
+priv.on('message:successful_payment', async (ctx) => {
+  const r = await recordSuccessfulPayment(ctx.deps, ctx.desk, {
+    userId: ctx.from.id,
+    payment: ctx.message.successful_payment,
+  })
+  ctx.log.info({ status: r.status, ...('orderId' in r ? { order: r.orderId } : {}) }, 'successful_payment')
+})
+
+priv.on('message:refunded_payment', async (ctx) => {
+  const rp = ctx.message.refunded_payment
+  const r = await recordExternalRefund(ctx.deps, ctx.desk, {
+    userId: ctx.from.id,
+    chargeId: rp.telegram_payment_charge_id,
+    amount: rp.total_amount,
+  })
+  ctx.log.info({ status: r.status }, 'refunded_payment')
+})
+
+async function answerStart(ctx: BotContext, r: StartResult): Promise<void> {
+  if (r.ok) {
+    await ctx.answerCallbackQuery(
+      r.status === 'scheduled' ? { text: ctx.t('start-scheduled-ok') } : undefined,
+    )
+    return
+  }
+  const zone = await clientZone(ctx.deps.db, ctx.desk, ctx.from!.id)
+  const at = typeof r.params?.at === 'string' ? formatInstant(new Date(r.params.at), zone, ctx.lang) : '—'
+  await ctx.answerCallbackQuery({ text: ctx.t(`start-refused-${r.code}`, { at }), show_alert: true })
+}
+
+priv.callbackQuery(/^ord:start:(\d{1,15})$/, async (ctx) => {
+  const r = await startOnRequest(ctx.deps, ctx.desk, {
+    orderId: Number(ctx.match[1]),
+    userId: ctx.from.id,
+    updateId: ctx.update.update_id,
+  })
+  await answerStart(ctx, r)
+})
+
+priv.callbackQuery(/^ord:at:(\d{1,15}):(\d{1,12})$/, async (ctx) => {
+  const r = await agreeStart(ctx.deps, ctx.desk, {
+    orderId: Number(ctx.match[1]),
+    actorId: ctx.from.id,
+    asAdmin: false,
+    at: new Date(Number(ctx.match[2]) * 1000),
+    attempt: `u${ctx.update.update_id}`,
+  })
+  await answerStart(ctx, r)
+})
+
+priv.callbackQuery(/^ord:opts:(\d{1,15})$/, async (ctx) => {
+  const { deps, desk } = ctx
+  const order = await findOrder(deps.db, Number(ctx.match[1]))
+  if (!order || order.bot_id !== desk.botId || order.user_id !== ctx.from.id)
+    return ctx.answerCallbackQuery({ text: ctx.t('start-refused-order-unknown'), show_alert: true })
+  if (order.state !== 'paid_waiting' || !order.needs_start_date)
+    return ctx.answerCallbackQuery({ text: ctx.t('start-refused-not-waiting'), show_alert: true })
+  await ctx.answerCallbackQuery()
+  const options = await nextFreeStarts(deps.db, desk, order, await dbNow(deps.db), 5)
+  const zone = await clientZone(deps.db, desk, ctx.from.id)
+  const kb = new InlineKeyboard()
+  for (const o of options)
+    kb.text(
+      ctx.t('btn-start-at', { at: formatInstant(o.at, zone, ctx.lang) }),
+      `ord:at:${order.id}:${Math.floor(o.at.getTime() / 1000)}`,
+    ).row()
+  kb.text(ctx.t('btn-ask-refund'), `ord:refund:${order.id}`)
+  await ctx.reply(ctx.t(options.length ? 'start-options' : 'start-options-none', { title: order.title }), {
+    reply_markup: kb,
+  })
+})
+
+priv.callbackQuery(/^ord:refund:(\d{1,15})$/, async (ctx) => {
+  const { deps, desk } = ctx
+  const order = await findOrder(deps.db, Number(ctx.match[1]))
+  const payment =
+    order && order.bot_id === desk.botId && order.user_id === ctx.from.id
+      ? await primaryPayment(deps.db, order.id)
+      : undefined
+  if (!order || !payment)
+    return ctx.answerCallbackQuery({ text: ctx.t('start-refused-order-unknown'), show_alert: true })
+  await ctx.answerCallbackQuery()
+  await openDispute(deps, desk, {
+    userId: ctx.from.id,
+    lang: ctx.lang,
+    paymentId: payment.id,
+    reason: ctx.t('dispute-reason-refund-request', { order: String(order.id), title: order.title }),
+    updateId: ctx.update.update_id,
+  })
+})

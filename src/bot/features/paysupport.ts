@@ -1,0 +1,240 @@
+import { type Conversation, createConversation } from '@grammyjs/conversations'
+import { Composer, type Context, InlineKeyboard } from 'grammy'
+import type { Message } from 'grammy/types'
+import {
+  awaitDeclineReason,
+  closeDispute,
+  declineDispute,
+  findDisputeByThread,
+  MAX_REASON_LENGTH,
+  openDispute,
+  refundDispute,
+  relayStaffMessage,
+} from '../../disputes/disputes.service'
+import { listUserPayments } from '../../orders/orders.repository'
+import { clientZone } from '../../payments/client-time'
+import { formatDate } from '../../payments/format'
+import type { BotContext } from '../context'
+import { refundOutcomeText } from './admin-payments'
+
+/**
+ * /paysupport, the dispute desk Telegram requires of every selling bot.
+ *
+ * The client side is a short conversation (@grammyjs/conversations, state in Postgres via the conversation storage,
+ * every side effect inside conversation.external): which payment (their recent ones by date and tariff, or "not in
+ * the list"), then the reason; a ticket is opened (or the text is added to the one already open for that payment)
+ * and the client gets its number and when to expect an answer.
+ *
+ * The staff side is the ticket's topic in the staff group: the client card with Refund / Decline / Close (admins
+ * only); staff messages in the topic are copied to the client like an expert's; messages starting with the internal
+ * note prefix stay in the topic. After Decline, the admin's next message in the topic is the reason.
+ */
+export const paysupportFeature = new Composer<BotContext>()
+
+/** A wait longer than this ends the conversation; the update then goes on to the other handlers. */
+const WAIT_MS = 30 * 60_000
+
+type PsConversation = Conversation<BotContext, Context>
+
+async function paysupport(conversation: PsConversation, ctx: Context): Promise<void> {
+  const start = await conversation.external(async (o: BotContext) => {
+    const payments = await listUserPayments(o.deps.db, o.desk.botId, o.from!.id, 8)
+    const zone = await clientZone(o.deps.db, o.desk, o.from!.id)
+    return {
+      intro: o.t(payments.length ? 'ps-ask-payment' : 'ps-no-payments'),
+      payments: payments.map((p) => ({
+        id: p.id,
+        label: o.t(p.refunded_at ? 'ps-payment-button-refunded' : 'ps-payment-button', {
+          date: formatDate(p.created_at, zone, o.lang),
+          title: p.title ?? '—',
+          amount: p.total_amount,
+        }),
+      })),
+      other: o.t('ps-other'),
+      cancel: o.t('ps-cancel'),
+      askReason: o.t('ps-ask-reason'),
+      pickButton: o.t('ps-pick-button'),
+      cancelled: o.t('ps-cancelled'),
+      tooShort: o.t('ps-too-short'),
+    }
+  })
+  const kb = new InlineKeyboard()
+  for (const p of start.payments) kb.text(p.label, `ps:pay:${p.id}`).row()
+  kb.text(start.other, 'ps:other').row().text(start.cancel, 'ps:cancel')
+  await ctx.reply(start.intro, { reply_markup: kb })
+
+  // Anything but a button of this question goes on to the other handlers (a payment, a question to the expert).
+  const choice = await conversation.waitForCallbackQuery(/^ps:(pay:\d{1,15}|other|cancel)$/, {
+    maxMilliseconds: WAIT_MS,
+    next: true,
+  })
+  await choice.answerCallbackQuery()
+  const data = choice.callbackQuery.data
+  if (data === 'ps:cancel') {
+    await choice.reply(start.cancelled)
+    return
+  }
+  const paymentId = data.startsWith('ps:pay:') ? Number(data.slice('ps:pay:'.length)) : null
+  await choice.reply(start.askReason)
+
+  let reason: string
+  for (;;) {
+    const m = await conversation.waitFor('message:text', { maxMilliseconds: WAIT_MS, next: true })
+    const text = m.message.text.trim()
+    if (/^\/cancel(@\w+)?$/.test(text)) {
+      await m.reply(start.cancelled)
+      return
+    }
+    // Another command: the client moved on; it goes to its own handler.
+    if (text.startsWith('/')) await conversation.halt({ next: true })
+    if (text.length < 5) {
+      await m.reply(start.tooShort)
+      continue
+    }
+    reason = text.slice(0, MAX_REASON_LENGTH)
+    break
+  }
+
+  const opened = await conversation.external(async (o: BotContext) => {
+    const r = await openDispute(o.deps, o.desk, { userId: o.from!.id, lang: o.lang, paymentId, reason })
+    return r.status === 'payment-unknown'
+      ? { ok: false, text: o.t('ps-payment-unknown') }
+      : { ok: true, text: '' }
+  })
+  // The ticket number and the promised answer time go out through the outbox with the ticket itself.
+  if (!opened.ok) await ctx.reply(opened.text)
+}
+
+paysupportFeature.use(createConversation(paysupport, { id: 'paysupport', maxMillisecondsToWait: WAIT_MS }))
+
+const priv = paysupportFeature.chatType('private')
+priv.command('paysupport', async (ctx) => {
+  await ctx.conversation.exitAll()
+  await ctx.conversation.enter('paysupport')
+})
+// A button of a /paysupport question that is no longer open.
+priv.callbackQuery(/^ps:/, (ctx) =>
+  ctx.answerCallbackQuery({ text: ctx.t('button-outdated'), show_alert: true }),
+)
+
+// ---------------------------------------------------------------------------------------------------------------
+// Staff side
+
+function isAdmin(ctx: BotContext): boolean {
+  return !!ctx.from && ctx.desk.staff.admins.includes(ctx.from.id)
+}
+function isStaff(ctx: BotContext): boolean {
+  return isAdmin(ctx) || (!!ctx.from && ctx.desk.staff.experts.includes(ctx.from.id))
+}
+
+const staff = paysupportFeature.filter((ctx) => ctx.chat?.id === ctx.desk.staffChatId)
+
+async function adminsOnly(ctx: BotContext): Promise<boolean> {
+  if (isAdmin(ctx)) return true
+  await ctx.answerCallbackQuery({ text: ctx.t('admin-only'), show_alert: true })
+  return false
+}
+
+staff.callbackQuery(/^dp:refund:(\d{1,15})$/, async (ctx) => {
+  if (!(await adminsOnly(ctx))) return
+  await ctx.answerCallbackQuery()
+  const id = Number(ctx.match[1])
+  await ctx.reply(ctx.t('dispute-refund-confirm', { ticket: String(id) }), {
+    ...threadOf(ctx),
+    reply_markup: new InlineKeyboard()
+      .text(ctx.t('btn-refund-yes'), `dp:refund-yes:${id}`)
+      .text(ctx.t('btn-cancel'), 'rf:no'),
+  })
+})
+
+staff.callbackQuery(/^dp:refund-yes:(\d{1,15})$/, async (ctx) => {
+  if (!(await adminsOnly(ctx))) return
+  await ctx.answerCallbackQuery()
+  const id = Number(ctx.match[1])
+  const r = await refundDispute(ctx.deps, ctx.desk, { disputeId: id, adminId: ctx.from.id })
+  let text: string
+  if (r.status === 'no-payment') text = ctx.t('dispute-refund-no-payment', { ticket: String(id) })
+  else if (r.status === 'unknown') text = ctx.t('dispute-unknown', { ticket: String(id) })
+  else if (r.status === 'not-open')
+    text = ctx.t('dispute-not-open', { ticket: String(id), state: r.dispute.state })
+  else text = refundOutcomeText(ctx, r)
+  await ctx.editMessageText(text).catch(() => ctx.reply(text, threadOf(ctx)))
+})
+
+staff.callbackQuery(/^dp:decline:(\d{1,15})$/, async (ctx) => {
+  if (!(await adminsOnly(ctx))) return
+  await ctx.answerCallbackQuery()
+  const r = await awaitDeclineReason(ctx.deps, ctx.desk, {
+    disputeId: Number(ctx.match[1]),
+    adminId: ctx.from.id,
+  })
+  const text =
+    r.status === 'done'
+      ? ctx.t('dispute-decline-ask', { ticket: String(r.dispute.id) })
+      : r.status === 'not-open'
+        ? ctx.t('dispute-not-open', { ticket: String(r.dispute.id), state: r.dispute.state })
+        : ctx.t('dispute-unknown', { ticket: ctx.match[1]! })
+  await ctx.reply(text, threadOf(ctx))
+})
+
+staff.callbackQuery(/^dp:close:(\d{1,15})$/, async (ctx) => {
+  if (!(await adminsOnly(ctx))) return
+  await ctx.answerCallbackQuery()
+  const r = await closeDispute(ctx.deps, ctx.desk, { disputeId: Number(ctx.match[1]), adminId: ctx.from.id })
+  if (r.status === 'not-open')
+    await ctx.reply(
+      ctx.t('dispute-not-open', { ticket: String(r.dispute.id), state: r.dispute.state }),
+      threadOf(ctx),
+    )
+  else if (r.status === 'unknown')
+    await ctx.reply(ctx.t('dispute-unknown', { ticket: ctx.match[1]! }), threadOf(ctx))
+})
+
+function threadOf(ctx: BotContext): { message_thread_id?: number } {
+  const m = ctx.msg ?? ctx.callbackQuery?.message
+  const thread = m && 'message_thread_id' in m ? m.message_thread_id : undefined
+  return thread ? { message_thread_id: thread } : {}
+}
+
+function hasContent(m: Message): boolean {
+  return !!(
+    m.text ||
+    m.caption ||
+    m.photo ||
+    m.document ||
+    m.voice ||
+    m.video ||
+    m.audio ||
+    m.sticker ||
+    m.animation ||
+    m.video_note ||
+    m.location ||
+    m.contact
+  )
+}
+
+// Messages in a ticket's topic. Other topics (consultations) are not ours: next().
+staff.on('message', async (ctx, next) => {
+  const m = ctx.message
+  if (!m.message_thread_id || !m.is_topic_message) return next()
+  const d = await findDisputeByThread(ctx.deps.db, ctx.desk.botId, m.message_thread_id)
+  if (!d) return next()
+  if (!isStaff(ctx) || !hasContent(m)) return
+  const text = m.text ?? m.caption ?? ''
+  if (text.startsWith(ctx.desk.internalNotePrefix) || text.startsWith('/')) return
+  if (d.state !== 'open') {
+    await ctx.reply(ctx.t('dispute-not-open', { ticket: String(d.id), state: d.state }), threadOf(ctx))
+    return
+  }
+  if (d.decline_pending_by === ctx.from?.id && m.text) {
+    const r = await declineDispute(ctx.deps, ctx.desk, {
+      disputeId: d.id,
+      adminId: ctx.from.id,
+      reason: m.text,
+    })
+    if (r.status === 'done')
+      await ctx.reply(ctx.t('dispute-declined-staff', { ticket: String(d.id) }), threadOf(ctx))
+    return
+  }
+  await relayStaffMessage(ctx.deps, ctx.desk, { dispute: d, fromId: ctx.from!.id, messageId: m.message_id })
+})

@@ -1,0 +1,79 @@
+import { Composer, InlineKeyboard } from 'grammy'
+import { upsertClient } from '../../clients/clients.repository'
+import { listUserOrders } from '../../orders/orders.repository'
+import { clientZone, OFFERED_ZONES, setClientZone } from '../../payments/client-time'
+import { formatInstant } from '../../payments/format'
+import type { BotContext } from '../context'
+
+/**
+ * /status: the client's orders and consultations with their state and window (in the client's time zone), with a
+ * Start button where one applies; the time zone choice (tz:menu, tz:set:<index>, /timezone).
+ */
+export const statusFeature = new Composer<BotContext>()
+const priv = statusFeature.chatType('private')
+
+priv.command('status', async (ctx) => {
+  const { deps, desk } = ctx
+  const orders = await listUserOrders(deps.db, desk.botId, ctx.from.id, 10)
+  if (orders.length === 0)
+    return ctx.reply(ctx.t('status-empty'), {
+      reply_markup: new InlineKeyboard().text(ctx.t('btn-all-tariffs'), 'tf:list'),
+    })
+  const zone = await clientZone(deps.db, desk, ctx.from.id)
+  const at = (d: Date | null) => (d ? formatInstant(d, zone, ctx.lang) : '—')
+  const kb = new InlineKeyboard()
+  const lines = [ctx.t('status-title', { zone })]
+  for (const o of orders) {
+    let key: string
+    if (o.state === 'active' && o.consultation_state === 'active') key = 'status-active'
+    else if (o.state === 'paid_waiting' && o.needs_start_date) key = 'status-needs-start'
+    else if (o.state === 'paid_waiting' && o.start_mode === 'on_request') key = 'status-waiting-start'
+    else if (o.state === 'paid_waiting') key = 'status-scheduled'
+    else key = `status-${o.state}`
+    lines.push(
+      ctx.t(key, {
+        order: String(o.id),
+        title: o.title,
+        start: at(o.starts_at ?? o.slot_start),
+        end: at(o.access_until),
+        startBy: at(o.start_by),
+        price: o.price_stars,
+      }),
+    )
+    if (o.state === 'paid_waiting' && o.start_mode === 'on_request' && !o.needs_start_date)
+      kb.text(ctx.t('btn-start-order', { order: String(o.id) }), `ord:start:${o.id}`).row()
+    if (o.state === 'paid_waiting' && o.needs_start_date)
+      kb.text(ctx.t('btn-pick-start-order', { order: String(o.id) }), `ord:opts:${o.id}`).row()
+  }
+  kb.text(ctx.t('tz-change-button'), 'tz:menu')
+  await ctx.reply(lines.join('\n\n'), { reply_markup: kb })
+})
+
+function zonesKeyboard(): InlineKeyboard {
+  const kb = new InlineKeyboard()
+  OFFERED_ZONES.forEach((z, i) => {
+    kb.text(z, `tz:set:${i}`)
+    if (i % 2 === 1) kb.row()
+  })
+  return kb
+}
+
+async function showZones(ctx: BotContext) {
+  const zone = await clientZone(ctx.deps.db, ctx.desk, ctx.from!.id)
+  await ctx.reply(ctx.t('tz-pick', { zone }), { reply_markup: zonesKeyboard() })
+}
+
+priv.command('timezone', showZones)
+priv.callbackQuery('tz:menu', async (ctx) => {
+  await ctx.answerCallbackQuery()
+  await showZones(ctx)
+})
+
+priv.callbackQuery(/^tz:set:(\d{1,3})$/, async (ctx) => {
+  const zone = OFFERED_ZONES[Number(ctx.match[1])]
+  if (!zone) return ctx.answerCallbackQuery({ text: ctx.t('button-outdated'), show_alert: true })
+  await upsertClient(ctx.deps.db, ctx.desk.botId, ctx.from)
+  await setClientZone(ctx.deps.db, ctx.desk.botId, ctx.from.id, zone)
+  await ctx.answerCallbackQuery({ text: ctx.t('tz-set', { zone }) })
+  await ctx.editMessageText(ctx.t('tz-set', { zone })).catch(() => {})
+})

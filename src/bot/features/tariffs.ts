@@ -1,0 +1,160 @@
+import { Composer, InlineKeyboard } from 'grammy'
+import { pick } from '../../config/load'
+import { freePlaces } from '../../orders/capacity'
+import { setInvoiceMessage } from '../../orders/orders.repository'
+import { accountForSlot, createOrder, termsHash } from '../../orders/orders.service'
+import { findTariff, upcomingSlots } from '../../orders/tariffs'
+import { clientZone } from '../../payments/client-time'
+import { formatInstant } from '../../payments/format'
+import { closedWarning, invoiceTexts, tariffCard } from '../../payments/offer'
+import { orderPayload } from '../../payments/payload'
+import { XTR } from '../../payments/pre-checkout'
+import type { BotContext } from '../context'
+
+/**
+ * Tariffs: the list, one tariff's card with its terms (shown before payment), start slots for scheduled tariffs,
+ * and "Accept terms and pay": an order (a snapshot of the tariff, terms version pinned) and a Stars invoice.
+ *
+ * Callback data: tf:list | tf:show:<code> | tf:slots:<code> | tf:buy:<code>:<terms hash>[:<slot epoch s>]
+ */
+export const tariffsFeature = new Composer<BotContext>()
+const priv = tariffsFeature.chatType('private')
+
+const t = (ctx: BotContext) => (lang: string, key: string, params?: Record<string, string | number | Date>) =>
+  ctx.deps.i18n.t(lang, key, params)
+
+function listKeyboard(ctx: BotContext): InlineKeyboard {
+  const kb = new InlineKeyboard()
+  for (const tariff of ctx.desk.tariffs)
+    kb.text(
+      ctx.t('tariff-button', {
+        title: pick(tariff.title, ctx.lang, ctx.desk.defaultLanguage),
+        price: tariff.priceStars,
+      }),
+      `tf:show:${tariff.code}`,
+    ).row()
+  return kb
+}
+
+/** Edit the message a button belongs to; a message too old to edit gets a new one instead. */
+async function show(ctx: BotContext, text: string, keyboard: InlineKeyboard): Promise<void> {
+  if (ctx.callbackQuery?.message) {
+    try {
+      await ctx.editMessageText(text, { reply_markup: keyboard, link_preview_options: { is_disabled: true } })
+      return
+    } catch {
+      // fall through: "message is not modified" or too old to edit
+    }
+  }
+  await ctx.reply(text, { reply_markup: keyboard, link_preview_options: { is_disabled: true } })
+}
+
+export async function showTariffs(ctx: BotContext): Promise<void> {
+  await show(ctx, ctx.t('tariffs-intro'), listKeyboard(ctx))
+}
+
+priv.command('tariffs', showTariffs)
+priv.callbackQuery('tf:list', async (ctx) => {
+  await ctx.answerCallbackQuery()
+  await showTariffs(ctx)
+})
+
+priv.callbackQuery(/^tf:show:([a-z0-9_-]{1,32})$/, async (ctx) => {
+  const tariff = findTariff(ctx.desk, ctx.match[1]!)
+  if (!tariff) {
+    await ctx.answerCallbackQuery({ text: ctx.t('tariff-gone'), show_alert: true })
+    return showTariffs(ctx)
+  }
+  await ctx.answerCallbackQuery()
+  const kb = new InlineKeyboard()
+  if (tariff.startMode === 'scheduled') kb.text(ctx.t('btn-pick-slot'), `tf:slots:${tariff.code}`)
+  else
+    kb.text(
+      ctx.t('btn-accept-pay', { price: tariff.priceStars }),
+      `tf:buy:${tariff.code}:${termsHash(ctx.desk.terms.version)}`,
+    )
+  kb.row().text(ctx.t('btn-all-tariffs'), 'tf:list')
+  await show(ctx, tariffCard(t(ctx), ctx.desk, tariff, ctx.lang, new Date()), kb)
+})
+
+priv.callbackQuery(/^tf:slots:([a-z0-9_-]{1,32})$/, async (ctx) => {
+  const { deps, desk } = ctx
+  const tariff = findTariff(desk, ctx.match[1]!)
+  if (tariff?.startMode !== 'scheduled') {
+    await ctx.answerCallbackQuery({ text: ctx.t('tariff-gone'), show_alert: true })
+    return showTariffs(ctx)
+  }
+  await ctx.answerCallbackQuery()
+  const slots = upcomingSlots(tariff, new Date())
+  const free = await freePlaces(
+    deps.db,
+    desk.botId,
+    slots.map((s) => accountForSlot(desk, tariff, s)),
+  )
+  const zone = await clientZone(deps.db, desk, ctx.from.id)
+  const kb = new InlineKeyboard()
+  const hash = termsHash(desk.terms.version)
+  slots.forEach((s, i) => {
+    const left = free[i] ?? 0
+    if (left <= 0) return
+    kb.text(
+      ctx.t('btn-slot', { at: formatInstant(s, zone, ctx.lang), left }),
+      `tf:buy:${tariff.code}:${hash}:${Math.floor(s.getTime() / 1000)}`,
+    ).row()
+  })
+  kb.text(ctx.t('btn-all-tariffs'), 'tf:list')
+  const any = free.some((n) => n > 0)
+  await show(
+    ctx,
+    ctx.t(any ? 'slots-pick' : 'slots-none', { title: pick(tariff.title, ctx.lang, desk.defaultLanguage) }),
+    kb,
+  )
+})
+
+priv.callbackQuery(/^tf:buy:([a-z0-9_-]{1,32}):([A-Za-z0-9_-]{8})(?::(\d{1,12}))?$/, async (ctx) => {
+  const { deps, desk } = ctx
+  const r = await createOrder(deps, desk, {
+    from: ctx.from,
+    lang: ctx.lang,
+    tariffCode: ctx.match[1]!,
+    terms: ctx.match[2]!,
+    ...(ctx.match[3] ? { slot: new Date(Number(ctx.match[3]) * 1000) } : {}),
+    updateId: ctx.update.update_id,
+  })
+  if (!r.ok) {
+    if (r.code === 'duplicate') return ctx.answerCallbackQuery()
+    await ctx.answerCallbackQuery({ text: ctx.t(`order-refused-${r.code}`), show_alert: true })
+    // The client sees what is current: the list for a removed tariff, the card (new terms) otherwise.
+    const tariff = findTariff(desk, ctx.match[1]!)
+    if (!tariff) return showTariffs(ctx)
+    const kb = new InlineKeyboard()
+    if (tariff.startMode === 'scheduled') kb.text(ctx.t('btn-pick-slot'), `tf:slots:${tariff.code}`)
+    else
+      kb.text(
+        ctx.t('btn-accept-pay', { price: tariff.priceStars }),
+        `tf:buy:${tariff.code}:${termsHash(desk.terms.version)}`,
+      )
+    kb.row().text(ctx.t('btn-all-tariffs'), 'tf:list')
+    return ctx.reply(tariffCard(t(ctx), desk, tariff, ctx.lang, new Date()), { reply_markup: kb })
+  }
+  await ctx.answerCallbackQuery()
+  const order = r.order
+  const zone = await clientZone(deps.db, desk, ctx.from.id)
+  const warning = r.closedUntil
+    ? closedWarning(t(ctx), desk, r.tariff, ctx.lang, new Date(), zone)
+    : undefined
+  if (warning) await ctx.reply(warning)
+  if (order.slot_start)
+    await ctx.reply(
+      ctx.t('order-slot-chosen', {
+        at: formatInstant(order.slot_start, zone, ctx.lang),
+        hold: desk.holdMinutes,
+      }),
+    )
+  const { title, description } = invoiceTexts(t(ctx), order, ctx.lang)
+  // Stars: currency XTR, exactly one price item, no provider token; the payload is the order id and nothing else.
+  const invoice = await ctx.replyWithInvoice(title, description, orderPayload(order.id), XTR, [
+    { label: title, amount: order.price_stars },
+  ])
+  await setInvoiceMessage(deps.db, order.id, invoice.message_id)
+})

@@ -1,0 +1,22 @@
+import { Composer } from 'grammy'
+import { pick } from '../../config/load'
+import type { BotContext } from '../context'
+
+/** /terms and /privacy: the texts from config, in the client's language (Telegram requires /privacy). */
+export const termsFeature = new Composer<BotContext>()
+const priv = termsFeature.chatType('private')
+
+priv.command('terms', (ctx) =>
+  ctx.reply(
+    [
+      ctx.t('terms-title', { version: ctx.desk.terms.version }),
+      pick(ctx.desk.terms.text, ctx.lang, ctx.desk.defaultLanguage),
+      '',
+      ctx.t('terms-footer'),
+    ].join('\n'),
+  ),
+)
+
+priv.command('privacy', (ctx) =>
+  ctx.reply([ctx.t('privacy-title'), pick(ctx.desk.privacy, ctx.lang, ctx.desk.defaultLanguage)].join('\n')),
+)

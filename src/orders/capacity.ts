@@ -1,0 +1,182 @@
+import { DateTime } from 'luxon'
+import type { DeskRuntime } from '../config/load'
+import type { Db, Trx } from '../db/database'
+import type { ReserveResult } from '../ledger/ledger.model'
+import { LedgerTx } from '../ledger/ledger.service'
+
+/**
+ * How many consultations a desk starts, as quota-ledger accounts (issue 3). What a "place" is:
+ *
+ * - immediate: `day:<tariff>:<YYYY-MM-DD>` — the tariff's `dailyCapacity` starts per desk-local calendar day. The day
+ *   is the one the pre-checkout happens on (the window starts at payment, seconds later).
+ * - scheduled: `slot:<tariff>:<epoch ms>` — the tariff's `slotCapacity` clients per announced slot.
+ * - on_request: nothing is held at pre-checkout (the start day is unknown); pressing Start takes a place of that
+ *   day's `day:` account, and is refused with the next free day when the day is full.
+ *
+ * A hold is a ledger reservation with an expiry (`holdMinutes`): taken at pre-checkout, committed in the
+ * successful_payment transaction, released by the hold sweeper when it lapses (which frees the place). Accounts are
+ * created on first use and granted the configured capacity; a capacity raised in the config tops the account up
+ * (a lowered one applies to days not yet opened — places already sold are never taken back).
+ */
+
+export const CAPACITY_SCOPE = 'desk-capacity'
+export const CAPACITY_UNIT = 'starts'
+
+export interface CapacityAccount {
+  /** 'day:<tariff>:<date>' | 'slot:<tariff>:<epoch ms>' */
+  key: string
+  capacity: number
+  periodStart: Date
+  periodEnd: Date
+  timeZone: string
+}
+
+export function dayAccount(
+  desk: DeskRuntime,
+  tariffCode: string,
+  capacity: number,
+  at: Date,
+): CapacityAccount {
+  const day = DateTime.fromJSDate(at, { zone: desk.schedule.timezone }).startOf('day')
+  return {
+    key: `day:${tariffCode}:${day.toISODate()}`,
+    capacity,
+    periodStart: day.toJSDate(),
+    periodEnd: day.plus({ days: 1 }).toJSDate(),
+    timeZone: desk.schedule.timezone,
+  }
+}
+
+export function slotAccount(
+  desk: DeskRuntime,
+  tariffCode: string,
+  capacity: number,
+  slot: Date,
+  windowMinutes: number,
+): CapacityAccount {
+  return {
+    key: `slot:${tariffCode}:${slot.getTime()}`,
+    capacity,
+    periodStart: slot,
+    periodEnd: new Date(slot.getTime() + windowMinutes * 60_000),
+    timeZone: desk.schedule.timezone,
+  }
+}
+
+export type HoldResult =
+  | { ok: true }
+  | { ok: false; reason: 'full'; capacity: number; taken: number; held: number }
+  | { ok: false; reason: 'refused'; detail: string }
+
+/**
+ * The ledger inside the caller's transaction. The overrun policy does not matter here (a place is committed with
+ * its reserved amount, 1); the TTL is given per hold.
+ */
+function ledger(trx: Trx): LedgerTx {
+  return new LedgerTx(trx, 'allow', 0)
+}
+
+function subjectOf(botId: number, a: CapacityAccount): string {
+  return `${botId}:${a.key}`
+}
+
+/**
+ * The account of a day or slot, created on first use with the configured capacity. Grants are idempotent by request
+ * id, so concurrent first uses create and grant it once; a capacity raised in config since is topped up.
+ */
+async function ensureAccount(trx: Trx, botId: number, a: CapacityAccount): Promise<number> {
+  const l = ledger(trx)
+  const base = {
+    scope: CAPACITY_SCOPE,
+    subject: subjectOf(botId, a),
+    unit: CAPACITY_UNIT,
+    periodStart: a.periodStart,
+    periodEnd: a.periodEnd,
+    timeZone: a.timeZone,
+  }
+  const g = await l.grant({ ...base, requestId: `cap:${base.subject}`, amount: a.capacity })
+  if (!g.ok) throw new Error(`capacity account ${base.subject}: grant refused (${g.reason})`)
+  if (g.account.granted < a.capacity) {
+    // Two top-ups racing compute the same amount under the same id: the second is a replay.
+    await l.grant({
+      ...base,
+      requestId: `cap:${base.subject}:to:${a.capacity}`,
+      amount: a.capacity - g.account.granted,
+    })
+  }
+  return g.accountId
+}
+
+function fullOf(r: ReserveResult, capacity: number): HoldResult {
+  if (r.admitted) return { ok: true }
+  if ((r.reason === 'exhausted' || r.reason === 'held_by_active') && r.account)
+    return { ok: false, reason: 'full', capacity, taken: r.account.used, held: r.account.reserved }
+  return { ok: false, reason: 'refused', detail: `${r.reason}${r.detail ? `: ${r.detail}` : ''}` }
+}
+
+/**
+ * Holds one place for `ttlSeconds` (a ledger reservation with that TTL; the ledger's sweeper expires it). `requestId` makes a replay return the
+ * first decision. The reservation is taken at the account's period start (a slot's period lies in the future).
+ */
+export async function holdCapacity(
+  trx: Trx,
+  botId: number,
+  account: CapacityAccount,
+  requestId: string,
+  ttlSeconds: number,
+): Promise<HoldResult> {
+  const accountId = await ensureAccount(trx, botId, account)
+  const r = await ledger(trx).reserve({
+    requestId,
+    lines: [{ account: { accountId }, amount: 1 }],
+    ttlSeconds,
+    at: account.periodStart,
+  })
+  return fullOf(r, account.capacity)
+}
+
+/** Commits a hold taken at pre-checkout; false when it is no longer held (lapsed and expired/released, or unknown). */
+export async function commitHold(trx: Trx, requestId: string): Promise<boolean> {
+  const r = await ledger(trx).commit(requestId, undefined, { note: 'paid' })
+  return r.ok && r.state === 'committed'
+}
+
+/** Releases a hold (lapsed, or refunded before use); a hold already settled stays as it is. */
+export async function releaseHold(trx: Trx, requestId: string, note = 'hold lapsed'): Promise<void> {
+  await ledger(trx).release(requestId, { note })
+}
+
+/** Takes a place outright (reserve and commit in one step): a late payment, a Start press, an agreed start. */
+export async function takeCapacity(
+  trx: Trx,
+  botId: number,
+  account: CapacityAccount,
+  requestId: string,
+): Promise<HoldResult> {
+  const held = await holdCapacity(trx, botId, account, requestId, 60)
+  if (!held.ok) return held
+  const committed = await commitHold(trx, requestId)
+  return committed ? held : { ok: false, reason: 'refused', detail: 'commit refused' }
+}
+
+/** Free places per account (the configured capacity for an account not opened yet). */
+export async function freePlaces(q: Db | Trx, botId: number, accounts: CapacityAccount[]): Promise<number[]> {
+  if (accounts.length === 0) return []
+  const rows = await q
+    .selectFrom('ledger_account')
+    .select(['subject', 'granted', 'reserved', 'used'])
+    .where('scope', '=', CAPACITY_SCOPE)
+    .where('unit', '=', CAPACITY_UNIT)
+    .where(
+      'subject',
+      'in',
+      accounts.map((a) => subjectOf(botId, a)),
+    )
+    .execute()
+  const bySubject = new Map(rows.map((r) => [r.subject, r]))
+  return accounts.map((a) => {
+    const r = bySubject.get(subjectOf(botId, a))
+    if (!r) return a.capacity
+    return Math.max(0, Math.max(r.granted, a.capacity) - r.reserved - r.used)
+  })
+}

@@ -1,0 +1,295 @@
+import { type Insertable, type Selectable, sql } from 'kysely'
+import type { Database, Db, Trx } from '../db/database'
+import type { OrderTables } from './orders.tables'
+
+/** All Kysely code for orders, payments and consultations as the payment side sees them. */
+
+export type Order = Selectable<OrderTables['orders']>
+export type Payment = Selectable<OrderTables['payment']>
+export type Consultation = Selectable<OrderTables['consultation']>
+
+type Q = Db | Trx
+
+// ---------------------------------------------------------------------------------------------------------------
+// Orders
+
+export async function insertOrder(trx: Trx, values: Insertable<Database['orders']>): Promise<Order> {
+  return trx.insertInto('orders').values(values).returningAll().executeTakeFirstOrThrow()
+}
+
+export function findOrder(q: Q, orderId: number) {
+  return q.selectFrom('orders').selectAll().where('id', '=', orderId).executeTakeFirst()
+}
+
+export async function setInvoiceMessage(q: Q, orderId: number, messageId: number): Promise<void> {
+  await q.updateTable('orders').set({ invoice_message_id: messageId }).where('id', '=', orderId).execute()
+}
+
+export async function setHold(
+  trx: Trx,
+  orderId: number,
+  hold: { requestId: string | null; expiresAt: Date; capacityKey: string | null },
+): Promise<void> {
+  await trx
+    .updateTable('orders')
+    .set({
+      hold_request_id: hold.requestId,
+      hold_expires_at: hold.expiresAt,
+      capacity_key: hold.capacityKey,
+      updated_at: sql`now()`,
+    })
+    .where('id', '=', orderId)
+    .execute()
+}
+
+export async function updateOrder(
+  trx: Trx,
+  orderId: number,
+  set: Partial<
+    Pick<
+      Order,
+      | 'paid_at'
+      | 'needs_start_date'
+      | 'start_by'
+      | 'capacity_key'
+      | 'slot_start'
+      | 'cancel_reason'
+      | 'hold_request_id'
+      | 'hold_expires_at'
+    >
+  >,
+): Promise<void> {
+  await trx
+    .updateTable('orders')
+    .set({ ...set, updated_at: sql`now()` })
+    .where('id', '=', orderId)
+    .execute()
+}
+
+/** Reserved orders whose capacity hold lapsed, locked; SKIP LOCKED so two sweepers never take the same order. */
+export function lockLapsedHolds(trx: Trx, limit: number) {
+  return trx
+    .selectFrom('orders')
+    .selectAll()
+    .where('state', '=', 'reserved')
+    .where('hold_expires_at', '<', sql<Date>`now()`)
+    .orderBy('hold_expires_at')
+    .limit(limit)
+    .forUpdate()
+    .skipLocked()
+    .execute()
+}
+
+/** Unpaid orders older than `hours`, locked (SKIP LOCKED): their invoices are no longer honoured at pre-checkout. */
+export function lockStaleUnpaid(trx: Trx, hours: number, limit: number) {
+  return trx
+    .selectFrom('orders')
+    .selectAll()
+    .where('state', '=', 'created')
+    .where('created_at', '<', sql<Date>`now() - make_interval(hours => ${hours})`)
+    .orderBy('created_at')
+    .limit(limit)
+    .forUpdate()
+    .skipLocked()
+    .execute()
+}
+
+export function listUserOrders(q: Q, botId: number, userId: number, limit = 10) {
+  return q
+    .selectFrom('orders as o')
+    .leftJoin('consultation as c', 'c.order_id', 'o.id')
+    .select([
+      'o.id',
+      'o.title',
+      'o.state',
+      'o.price_stars',
+      'o.start_mode',
+      'o.slot_start',
+      'o.needs_start_date',
+      'o.start_by',
+      'o.paid_at',
+      'o.created_at',
+      'c.id as consultation_id',
+      'c.state as consultation_state',
+      'c.starts_at',
+      'c.access_until',
+    ])
+    .where('o.bot_id', '=', botId)
+    .where('o.user_id', '=', userId)
+    .where('o.state', '<>', 'cancelled')
+    .orderBy('o.created_at', 'desc')
+    .limit(limit)
+    .execute()
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Payments
+
+/**
+ * Inserts a payment unless its charge id is already recorded. UNIQUE(bot_id, telegram_payment_charge_id) makes a
+ * redelivered successful_payment a no-op: a concurrent duplicate waits for the first insert and then conflicts.
+ */
+export async function insertPaymentOnce(
+  trx: Trx,
+  values: Insertable<Database['payment']>,
+): Promise<Payment | undefined> {
+  return trx
+    .insertInto('payment')
+    .values(values)
+    .onConflict((oc) => oc.columns(['bot_id', 'telegram_payment_charge_id']).doNothing())
+    .returningAll()
+    .executeTakeFirst()
+}
+
+export function findPaymentByCharge(q: Q, botId: number, chargeId: string) {
+  return q
+    .selectFrom('payment')
+    .selectAll()
+    .where('bot_id', '=', botId)
+    .where('telegram_payment_charge_id', '=', chargeId)
+    .executeTakeFirst()
+}
+
+export function findPayment(q: Q, paymentId: number) {
+  return q.selectFrom('payment').selectAll().where('id', '=', paymentId).executeTakeFirst()
+}
+
+export function lockPayment(trx: Trx, paymentId: number) {
+  return trx.selectFrom('payment').selectAll().where('id', '=', paymentId).forUpdate().executeTakeFirst()
+}
+
+/** The order's first (non-overpayment) payment. */
+export function primaryPayment(q: Q, orderId: number) {
+  return q
+    .selectFrom('payment')
+    .selectAll()
+    .where('order_id', '=', orderId)
+    .where('kind', '=', 'payment')
+    .orderBy('id')
+    .executeTakeFirst()
+}
+
+/**
+ * Claims a payment for a refund call: succeeds unless it is refunded or another claim younger than `staleSeconds`
+ * is in flight. One conditional UPDATE, so two admins pressing at once cannot both win.
+ */
+export function claimRefund(q: Q, paymentId: number, staleSeconds: number) {
+  return q
+    .updateTable('payment')
+    .set({ refund_started_at: sql`now()`, refund_error: null })
+    .where('id', '=', paymentId)
+    .where('refunded_at', 'is', null)
+    .where((eb) =>
+      eb.or([
+        eb('refund_started_at', 'is', null),
+        eb('refund_started_at', '<', sql<Date>`now() - make_interval(secs => ${staleSeconds})`),
+      ]),
+    )
+    .returningAll()
+    .executeTakeFirst()
+}
+
+export async function failRefund(q: Q, paymentId: number, error: string): Promise<void> {
+  await q
+    .updateTable('payment')
+    .set({ refund_started_at: null, refund_error: error })
+    .where('id', '=', paymentId)
+    .where('refunded_at', 'is', null)
+    .execute()
+}
+
+export async function markRefunded(
+  trx: Trx,
+  paymentId: number,
+  by: number | null,
+  source: NonNullable<Payment['refund_source']>,
+): Promise<void> {
+  await trx
+    .updateTable('payment')
+    .set({ refunded_at: sql`now()`, refunded_by: by, refund_source: source, refund_error: null })
+    .where('id', '=', paymentId)
+    .execute()
+}
+
+export function listUserPayments(q: Q, botId: number, userId: number, limit = 8) {
+  return q
+    .selectFrom('payment as p')
+    .leftJoin('orders as o', 'o.id', 'p.order_id')
+    .select([
+      'p.id',
+      'p.telegram_payment_charge_id',
+      'p.total_amount',
+      'p.kind',
+      'p.refunded_at',
+      'p.created_at',
+      'o.id as order_id',
+      'o.title',
+      'o.state as order_state',
+    ])
+    .where('p.bot_id', '=', botId)
+    .where('p.user_id', '=', userId)
+    .orderBy('p.created_at', 'desc')
+    .limit(limit)
+    .execute()
+}
+
+/** What waits for an admin: overpayments and unmatched payments not refunded, paid orders without a start date. */
+export async function refundQueue(q: Q, botId: number) {
+  const payments = await q
+    .selectFrom('payment')
+    .selectAll()
+    .where('bot_id', '=', botId)
+    .where('kind', '<>', 'payment')
+    .where('refunded_at', 'is', null)
+    .orderBy('created_at')
+    .execute()
+  const waiting = await q
+    .selectFrom('orders')
+    .innerJoin('payment', (j) =>
+      j.onRef('payment.order_id', '=', 'orders.id').on('payment.kind', '=', 'payment'),
+    )
+    .select([
+      'orders.id as order_id',
+      'orders.user_id',
+      'orders.title',
+      'orders.price_stars',
+      'orders.paid_at',
+      'payment.id as payment_id',
+      'payment.telegram_payment_charge_id',
+    ])
+    .where('orders.bot_id', '=', botId)
+    .where('orders.state', '=', 'paid_waiting')
+    .where('orders.needs_start_date', '=', true)
+    .orderBy('orders.paid_at')
+    .execute()
+  return { payments, waiting }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Consultations
+
+export async function insertConsultation(
+  trx: Trx,
+  values: Insertable<Database['consultation']>,
+): Promise<Consultation> {
+  return trx.insertInto('consultation').values(values).returningAll().executeTakeFirstOrThrow()
+}
+
+export function findConsultationByOrder(q: Q, orderId: number) {
+  return q.selectFrom('consultation').selectAll().where('order_id', '=', orderId).executeTakeFirst()
+}
+
+export function lockConsultation(trx: Trx, consultationId: number) {
+  return trx
+    .selectFrom('consultation')
+    .selectAll()
+    .where('id', '=', consultationId)
+    .forUpdate()
+    .executeTakeFirst()
+}
+
+/** The database clock: every window boundary is computed from it, never from a process's clock. */
+export async function dbNow(q: Q): Promise<Date> {
+  const r = await sql<{ now: Date }>`select now() as now`.execute(q)
+  return r.rows[0]!.now
+}

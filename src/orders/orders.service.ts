@@ -1,0 +1,433 @@
+import { createHash } from 'node:crypto'
+import type { User } from 'grammy/types'
+import { DateTime } from 'luxon'
+import { audit } from '../audit/audit'
+import { claimUpdate } from '../bot/once'
+import { upsertClient } from '../clients/clients.repository'
+import type { DeskRuntime } from '../config/load'
+import type { TariffConfig } from '../config/schema'
+import { activateConsultation } from '../consultations/activation'
+import { isOpen, nextOpening } from '../consultations/business-time'
+import type { Trx } from '../db/database'
+import type { Deps } from '../deps'
+import type { Outbox } from '../jobs/jobs'
+import { clientZone } from '../payments/client-time'
+import { formatInstant } from '../payments/format'
+import { notify } from '../telegram/notify'
+import {
+  type CapacityAccount,
+  dayAccount,
+  freePlaces,
+  releaseHold,
+  slotAccount,
+  takeCapacity,
+} from './capacity'
+import { lockOrder, moveOrder } from './order-state'
+import { scheduledStartQueue } from './orders.jobs'
+import {
+  dbNow,
+  findConsultationByOrder,
+  insertOrder,
+  lockLapsedHolds,
+  lockStaleUnpaid,
+  type Order,
+  updateOrder,
+} from './orders.repository'
+import { deskSchedule } from './schedule'
+import { findTariff, isAnnouncedSlot, snapshotTariff } from './tariffs'
+
+/**
+ * Orders: choosing a tariff (an order copies the tariff and pins the terms version), starting an on_request window,
+ * agreeing a start after a late payment, and the sweeper that frees lapsed holds.
+ */
+
+/** Terms are pinned by a short hash in callback data (64 bytes max); the full version is stored on the order. */
+export function termsHash(version: string): string {
+  return createHash('sha256').update(version).digest('base64url').slice(0, 8)
+}
+
+/** Unpaid orders whose invoice is no longer honoured after this many hours (pre-checkout refuses; cancelled). */
+export const UNPAID_ORDER_TTL_HOURS = 24
+
+// ---------------------------------------------------------------------------------------------------------------
+// Choosing a tariff
+
+export type CreateOrderRefusal =
+  | 'duplicate'
+  | 'tariff-unknown'
+  | 'terms-changed'
+  | 'slot-required'
+  | 'slot-unknown'
+  | 'slot-started'
+  | 'slot-full'
+
+export type CreateOrderResult =
+  | { ok: true; order: Order; tariff: TariffConfig; closedUntil: Date | undefined }
+  | { ok: false; code: CreateOrderRefusal }
+
+export interface CreateOrderInput {
+  from: User
+  lang: string
+  tariffCode: string
+  /** termsHash() of the terms the client saw. */
+  terms: string
+  slot?: Date
+  updateId: number
+}
+
+export async function createOrder(
+  deps: Deps,
+  desk: DeskRuntime,
+  input: CreateOrderInput,
+): Promise<CreateOrderResult> {
+  const tariff = findTariff(desk, input.tariffCode)
+  if (!tariff) return { ok: false, code: 'tariff-unknown' }
+  if (input.terms !== termsHash(desk.terms.version)) return { ok: false, code: 'terms-changed' }
+  if (tariff.startMode === 'scheduled' && !input.slot) return { ok: false, code: 'slot-required' }
+  if (input.slot && (tariff.startMode !== 'scheduled' || !isAnnouncedSlot(tariff, input.slot)))
+    return { ok: false, code: 'slot-unknown' }
+
+  return deps.db.transaction().execute(async (trx): Promise<CreateOrderResult> => {
+    if (!(await claimUpdate(trx, desk.botId, input.updateId))) return { ok: false, code: 'duplicate' }
+    const now = await dbNow(trx)
+    if (input.slot) {
+      if (input.slot.getTime() <= now.getTime()) return { ok: false, code: 'slot-started' }
+      // A soft check so nobody is invoiced for a full slot; the place itself is held at pre-checkout.
+      const [free] = await freePlaces(trx, desk.botId, [accountForSlot(desk, tariff, input.slot)])
+      if ((free ?? 0) <= 0) return { ok: false, code: 'slot-full' }
+    }
+    await upsertClient(trx, desk.botId, input.from)
+    const order = await insertOrder(trx, {
+      bot_id: desk.botId,
+      user_id: input.from.id,
+      ...snapshotTariff(desk, tariff, input.lang),
+      slot_start: input.slot ?? null,
+    })
+    await audit(trx, {
+      botId: desk.botId,
+      actorId: input.from.id,
+      action: 'order.created',
+      subjectType: 'order',
+      subjectId: order.id,
+      details: { tariff: tariff.code, price: tariff.priceStars, terms: desk.terms.version },
+    })
+    const schedule = deskSchedule(desk)
+    const closedUntil =
+      tariff.startMode === 'immediate' && !isOpen(schedule, now) ? nextOpening(schedule, now) : undefined
+    return { ok: true, order, tariff, closedUntil }
+  })
+}
+
+export function accountForSlot(desk: DeskRuntime, t: TariffConfig, slot: Date): CapacityAccount {
+  return slotAccount(desk, t.code, t.slotCapacity, slot, Math.round(t.windowHours * 60))
+}
+
+/**
+ * The capacity account an order's start takes from, as of `at` (immediate: the day of `at`; scheduled: the slot).
+ * The capacity comes from the current config; a tariff removed from config keeps its accounts but opens no new ones
+ * (capacity 0).
+ */
+export function accountForOrder(desk: DeskRuntime, order: Order, at: Date): CapacityAccount | undefined {
+  const t = findTariff(desk, order.tariff_code)
+  if (order.start_mode === 'scheduled') {
+    if (!order.slot_start) return undefined
+    return slotAccount(desk, order.tariff_code, t?.slotCapacity ?? 0, order.slot_start, order.window_minutes)
+  }
+  return dayAccount(desk, order.tariff_code, t?.dailyCapacity ?? 0, at)
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Free starts (late payments, full days)
+
+export interface StartOption {
+  /** When the window would start. */
+  at: Date
+  account: CapacityAccount
+}
+
+/**
+ * The next starts with a free place for an order, after `now`: for scheduled tariffs the upcoming slots, otherwise
+ * the opening of each following business day (the window then starts with the desk's working hours).
+ */
+export async function nextFreeStarts(
+  trx: Trx | Deps['db'],
+  desk: DeskRuntime,
+  order: Order,
+  now: Date,
+  limit = 3,
+): Promise<StartOption[]> {
+  const t = findTariff(desk, order.tariff_code)
+  const candidates: StartOption[] = []
+  if (order.start_mode === 'scheduled') {
+    if (!t) return []
+    for (const s of t.slots) {
+      const at = DateTime.fromISO(s, { setZone: true })
+      if (!at.isValid || at.toMillis() <= now.getTime()) continue
+      candidates.push({ at: at.toJSDate(), account: accountForSlot(desk, t, at.toJSDate()) })
+    }
+    candidates.sort((a, b) => a.at.getTime() - b.at.getTime())
+  } else {
+    const schedule = deskSchedule(desk)
+    let day = DateTime.fromJSDate(now, { zone: desk.schedule.timezone }).startOf('day')
+    for (let i = 0; i < 30 && candidates.length < 14; i++, day = day.plus({ days: 1 })) {
+      const open = nextOpening(schedule, day.toJSDate())
+      const openDay = DateTime.fromJSDate(open, { zone: desk.schedule.timezone }).startOf('day')
+      if (+openDay !== +day) continue // closed that day
+      const at = open.getTime() < now.getTime() ? now : open
+      candidates.push({ at, account: dayAccount(desk, order.tariff_code, t?.dailyCapacity ?? 0, at) })
+    }
+  }
+  const free = await freePlaces(
+    trx,
+    desk.botId,
+    candidates.map((c) => c.account),
+  )
+  return candidates.filter((_, i) => (free[i] ?? 0) > 0).slice(0, limit)
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Start button (on_request) and agreed starts
+
+export type StartRefusal =
+  | 'order-unknown'
+  | 'not-waiting'
+  | 'already-active'
+  | 'refunded'
+  | 'desk-closed'
+  | 'start-expired'
+  | 'day-full'
+  | 'needs-start-date'
+  | 'option-gone'
+
+export type StartResult =
+  | { ok: true; status: 'activated' | 'scheduled'; startsAt: Date }
+  | { ok: false; code: StartRefusal; params?: Record<string, string | number> }
+
+/**
+ * The client presses Start on an on_request order: only while the desk is open and before start_by, and only if
+ * today has a free place. Activates in the same transaction.
+ */
+export async function startOnRequest(
+  deps: Deps,
+  desk: DeskRuntime,
+  input: { orderId: number; userId: number; updateId: number },
+): Promise<StartResult> {
+  return deps.jobs.transaction(deps.db, async (trx, outbox): Promise<StartResult> => {
+    const order = await lockOrder(trx, input.orderId)
+    if (!order || order.bot_id !== desk.botId || order.user_id !== input.userId)
+      return { ok: false, code: 'order-unknown' }
+    if (order.state === 'active' || order.state === 'closed') return { ok: false, code: 'already-active' }
+    if (order.state === 'refunded') return { ok: false, code: 'refunded' }
+    if (order.state !== 'paid_waiting') return { ok: false, code: 'not-waiting' }
+    if (order.needs_start_date) return { ok: false, code: 'needs-start-date' }
+    if (order.start_mode !== 'on_request') return { ok: false, code: 'not-waiting' }
+    const now = await dbNow(trx)
+    const schedule = deskSchedule(desk)
+    if (order.start_by && now.getTime() >= order.start_by.getTime())
+      return { ok: false, code: 'start-expired' }
+    if (!isOpen(schedule, now))
+      return { ok: false, code: 'desk-closed', params: { at: nextOpening(schedule, now).toISOString() } }
+    const account = accountForOrder(desk, order, now)!
+    // Per attempt: a refusal is stored under its request id, and a later press (another day) must be decided anew.
+    const took = await takeCapacity(trx, desk.botId, account, `start:${order.id}:u${input.updateId}`)
+    if (!took.ok) {
+      const next = await nextFreeStarts(trx, desk, order, new Date(account.periodEnd.getTime()), 1)
+      return { ok: false, code: 'day-full', params: next[0] ? { at: next[0].at.toISOString() } : {} }
+    }
+    await updateOrder(trx, order.id, { capacity_key: account.key })
+    const c = await findConsultationByOrder(trx, order.id)
+    if (!c) return { ok: false, code: 'not-waiting' }
+    const r = await activateConsultation(trx, outbox, deps, {
+      consultationId: c.id,
+      actorId: input.userId,
+      reason: 'start_button',
+    })
+    if (r.status === 'already-active') return { ok: false, code: 'already-active' }
+    if (r.status !== 'activated') return { ok: false, code: 'not-waiting' }
+    return { ok: true, status: 'activated', startsAt: r.consultation.starts_at! }
+  })
+}
+
+/**
+ * A start agreed for an order that waits for one (paid after its hold lapsed, or its Start period ran out): takes a
+ * place on the chosen day or slot and schedules the activation (now if the start is not in the future).
+ * `at` must be one of nextFreeStarts()'s options; the client picks it with a button, an admin may pick it too.
+ */
+export async function agreeStart(
+  deps: Deps,
+  desk: DeskRuntime,
+  input: { orderId: number; actorId: number; asAdmin: boolean; at: Date; attempt: string },
+): Promise<StartResult> {
+  return deps.jobs.transaction(deps.db, async (trx, outbox): Promise<StartResult> => {
+    const order = await lockOrder(trx, input.orderId)
+    if (!order || order.bot_id !== desk.botId || (!input.asAdmin && order.user_id !== input.actorId))
+      return { ok: false, code: 'order-unknown' }
+    if (order.state === 'active' || order.state === 'closed') return { ok: false, code: 'already-active' }
+    if (order.state === 'refunded') return { ok: false, code: 'refunded' }
+    if (order.state !== 'paid_waiting' || !order.needs_start_date) return { ok: false, code: 'not-waiting' }
+    const now = await dbNow(trx)
+    const options = await nextFreeStarts(trx, desk, order, now, 14)
+    const option = options.find((o) => Math.abs(o.at.getTime() - input.at.getTime()) < 60_000)
+    if (!option) return { ok: false, code: 'option-gone' }
+    const took = await takeCapacity(
+      trx,
+      desk.botId,
+      option.account,
+      `start:${order.id}:${option.account.key}`,
+    )
+    if (!took.ok) return { ok: false, code: 'option-gone' }
+    await updateOrder(trx, order.id, {
+      capacity_key: option.account.key,
+      needs_start_date: false,
+      slot_start: order.start_mode === 'scheduled' ? option.at : order.slot_start,
+    })
+    const c = await findConsultationByOrder(trx, order.id)
+    if (!c) return { ok: false, code: 'not-waiting' }
+    await audit(trx, {
+      botId: desk.botId,
+      actorId: input.actorId,
+      action: 'order.start_agreed',
+      subjectType: 'order',
+      subjectId: order.id,
+      details: { at: option.at.toISOString(), account: option.account.key, byAdmin: input.asAdmin },
+    })
+    if (option.at.getTime() <= now.getTime()) {
+      const r = await activateConsultation(trx, outbox, deps, {
+        consultationId: c.id,
+        actorId: input.actorId,
+        reason: input.asAdmin ? 'admin' : 'start_button',
+      })
+      if (r.status !== 'activated') return { ok: false, code: 'not-waiting' }
+      return { ok: true, status: 'activated', startsAt: r.consultation.starts_at! }
+    }
+    await scheduleStart(outbox, c.id, option.at)
+    const zone = await clientZone(trx, desk, order.user_id)
+    await notify(outbox, {
+      botId: desk.botId,
+      chatId: order.user_id,
+      lang: order.lang,
+      key: 'order-start-agreed',
+      params: { title: order.title, at: formatInstant(option.at, zone, order.lang) },
+      dedupeKey: `order:${order.id}:start-agreed:${option.at.getTime()}`,
+    })
+    return { ok: true, status: 'scheduled', startsAt: option.at }
+  })
+}
+
+/** The activation job at a future start; singleton per consultation and start so a retry schedules nothing twice. */
+export async function scheduleStart(outbox: Outbox, consultationId: number, at: Date): Promise<void> {
+  await outbox.send(
+    scheduledStartQueue,
+    { consultationId, startsAt: at.toISOString() },
+    { startAfter: at, singletonKey: `start:${consultationId}:${at.getTime()}` },
+  )
+}
+
+/** The scheduled-start job: activates at the agreed instant (idempotent; a refunded consultation stays revoked). */
+export async function runScheduledStart(
+  deps: Deps,
+  data: { consultationId: number; startsAt: string },
+): Promise<void> {
+  await deps.jobs.transaction(deps.db, (trx, outbox) =>
+    activateConsultation(trx, outbox, deps, {
+      consultationId: data.consultationId,
+      startsAt: new Date(data.startsAt),
+      actorId: null,
+      reason: 'scheduled',
+    }),
+  )
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Sweeper
+
+export interface SweepResult {
+  holdsReleased: number
+  cancelled: number
+  startPeriodsEnded: number
+}
+
+/**
+ * Runs every minute (and can be called directly): lapsed holds are released on the ledger (the place is free
+ * again) and their orders return to created (the invoice stays payable: a new pre-checkout takes a new hold);
+ * orders unpaid for UNPAID_ORDER_TTL_HOURS are cancelled; on_request orders whose Start period ended are flagged
+ * for a start date and the client is offered the next free start or a refund. SKIP LOCKED: two sweepers (two
+ * worker processes) never handle the same order, and a payment holding an order's lock is never waited for.
+ */
+export async function sweepOrders(deps: Deps, batch = 100): Promise<SweepResult> {
+  const result: SweepResult = { holdsReleased: 0, cancelled: 0, startPeriodsEnded: 0 }
+  for (;;) {
+    const n = await deps.jobs.transaction(deps.db, async (trx) => {
+      const lapsed = await lockLapsedHolds(trx, batch)
+      for (const o of lapsed) {
+        if (o.hold_request_id) await releaseHold(trx, o.hold_request_id)
+        await moveOrder(trx, o, 'created')
+        await updateOrder(trx, o.id, { hold_request_id: null, hold_expires_at: null })
+        await audit(trx, {
+          botId: o.bot_id,
+          actorId: null,
+          action: 'order.hold_lapsed',
+          subjectType: 'order',
+          subjectId: o.id,
+          details: { hold: o.hold_request_id, capacity: o.capacity_key },
+        })
+      }
+      return lapsed.length
+    })
+    result.holdsReleased += n
+    if (n < batch) break
+  }
+  for (;;) {
+    const n = await deps.jobs.transaction(deps.db, async (trx) => {
+      const stale = await lockStaleUnpaid(trx, UNPAID_ORDER_TTL_HOURS, batch)
+      for (const o of stale) {
+        await moveOrder(trx, o, 'cancelled')
+        await updateOrder(trx, o.id, { cancel_reason: 'unpaid' })
+      }
+      return stale.length
+    })
+    result.cancelled += n
+    if (n < batch) break
+  }
+  result.startPeriodsEnded = await deps.jobs.transaction(deps.db, async (trx, outbox) => {
+    const due = await trx
+      .selectFrom('orders')
+      .selectAll()
+      .where('state', '=', 'paid_waiting')
+      .where('start_mode', '=', 'on_request')
+      .where('needs_start_date', '=', false)
+      .where('start_by', '<', await dbNow(trx))
+      .limit(batch)
+      .forUpdate()
+      .skipLocked()
+      .execute()
+    for (const o of due) {
+      await updateOrder(trx, o.id, { needs_start_date: true })
+      await notify(outbox, {
+        botId: o.bot_id,
+        chatId: o.user_id,
+        lang: o.lang,
+        key: 'order-start-period-ended',
+        params: { title: o.title, order: String(o.id) },
+        replyMarkup: {
+          inline_keyboard: [
+            [{ text: deps.i18n.t(o.lang, 'btn-pick-start'), callback_data: `ord:opts:${o.id}` }],
+            [{ text: deps.i18n.t(o.lang, 'btn-ask-refund'), callback_data: `ord:refund:${o.id}` }],
+          ],
+        },
+        dedupeKey: `order:${o.id}:start-period-ended`,
+      })
+      const desk = deps.desk(o.bot_id)
+      await notify(outbox, {
+        botId: o.bot_id,
+        chatId: desk.staffChatId,
+        lang: desk.defaultLanguage,
+        key: 'admin-start-period-ended',
+        params: { order: String(o.id), user: String(o.user_id), title: o.title },
+        dedupeKey: `order:${o.id}:start-period-ended:staff`,
+      })
+    }
+    return due.length
+  })
+  return result
+}

@@ -1,0 +1,112 @@
+import { Info } from 'luxon'
+import type { Translator } from '../bot/i18n'
+import type { DeskRuntime } from '../config/load'
+import { pick } from '../config/load'
+import type { TariffConfig } from '../config/schema'
+import { isOpen, nextOpening, WEEKDAYS } from '../consultations/business-time'
+import { deskSchedule } from '../orders/schedule'
+import { formatHours, formatInstant } from './format'
+
+/**
+ * What a client reads before paying: the tariff, what is included, the window, the SLA with the desk's hours,
+ * when the window starts, and the terms with their version. Plain text (no parse_mode): titles and terms come
+ * from config and must never break a message.
+ */
+
+/** "Mon–Fri 10:00-18:00; Sat 11:00-15:00 (Europe/Moscow)": consecutive weekdays with equal hours grouped. */
+export function weeklyHours(desk: DeskRuntime, lang: string): string {
+  const names = Info.weekdays('short', { locale: lang === 'ru' ? 'ru' : 'en-GB' })
+  const groups: { from: number; to: number; hours: string }[] = []
+  WEEKDAYS.forEach((day, i) => {
+    const hours = (desk.schedule.weekly[day] ?? []).join(', ')
+    if (!hours) return
+    const last = groups[groups.length - 1]
+    if (last && last.to === i - 1 && last.hours === hours) last.to = i
+    else groups.push({ from: i, to: i, hours })
+  })
+  if (groups.length === 0) return '—'
+  const parts = groups.map(
+    (g) => `${names[g.from]}${g.to > g.from ? `–${names[g.to]}` : ''} ${g.hours.replaceAll('-', '–')}`,
+  )
+  return `${parts.join('; ')} (${desk.schedule.timezone})`
+}
+
+export function startModeText(t: Translator, lang: string, tariff: TariffConfig): string {
+  if (tariff.startMode === 'scheduled') return t(lang, 'start-mode-scheduled')
+  if (tariff.startMode === 'on_request')
+    return t(lang, 'start-mode-on-request', { days: tariff.startWithinDays })
+  return t(lang, 'start-mode-immediate')
+}
+
+export function tariffCard(
+  t: Translator,
+  desk: DeskRuntime,
+  tariff: TariffConfig,
+  lang: string,
+  now: Date,
+): string {
+  const window = formatHours(Math.round(tariff.windowHours * 60), lang)
+  const lines = [
+    t(lang, 'tariff-card-title', {
+      title: pick(tariff.title, lang, desk.defaultLanguage),
+      price: tariff.priceStars,
+    }),
+    pick(tariff.description, lang, desk.defaultLanguage),
+    '',
+    t(lang, 'tariff-card-included', { appeals: tariff.appeals }),
+    ...(tariff.drafts > 0 ? [t(lang, 'tariff-card-drafts')] : []),
+    t(lang, 'tariff-card-window', { window }),
+    t(lang, 'tariff-card-start', { start: startModeText(t, lang, tariff) }),
+    t(lang, 'tariff-card-sla', {
+      sla: formatHours(Math.round(tariff.slaBusinessHours * 60), lang),
+      hours: weeklyHours(desk, lang),
+    }),
+  ]
+  const warning = closedWarning(t, desk, tariff, lang, now)
+  if (warning) lines.push('', warning)
+  lines.push(
+    '',
+    t(lang, 'tariff-card-terms', { version: desk.terms.version }),
+    pick(desk.terms.text, lang, desk.defaultLanguage),
+  )
+  return lines.join('\n')
+}
+
+/** For an immediate tariff while the desk is closed: the window would start now, the SLA clock only at opening. */
+export function closedWarning(
+  t: Translator,
+  desk: DeskRuntime,
+  tariff: TariffConfig,
+  lang: string,
+  now: Date,
+  zone = desk.schedule.timezone,
+): string | undefined {
+  if (tariff.startMode !== 'immediate') return undefined
+  const schedule = deskSchedule(desk)
+  if (isOpen(schedule, now)) return undefined
+  return t(lang, 'warn-desk-closed', {
+    opens: formatInstant(nextOpening(schedule, now), zone, lang),
+    window: formatHours(Math.round(tariff.windowHours * 60), lang),
+  })
+}
+
+/** Telegram's limits for a Stars invoice: title 1-32, description 1-255 characters. */
+export function invoiceTexts(
+  t: Translator,
+  order: {
+    title: string
+    window_minutes: number
+    appeals: number
+    terms_version: string
+    start_mode: string
+  },
+  lang: string,
+): { title: string; description: string } {
+  const title = order.title.length > 32 ? `${order.title.slice(0, 31)}…` : order.title
+  const description = t(lang, `invoice-description-${order.start_mode}`, {
+    window: formatHours(order.window_minutes, lang),
+    appeals: order.appeals,
+    terms: order.terms_version,
+  })
+  return { title, description: description.length > 255 ? `${description.slice(0, 254)}…` : description }
+}

@@ -1,0 +1,250 @@
+import { GrammyError, HttpError } from 'grammy'
+import { sql } from 'kysely'
+import { audit } from '../audit/audit'
+import type { DeskRuntime } from '../config/load'
+import type { Trx } from '../db/database'
+import type { Deps } from '../deps'
+import type { Outbox } from '../jobs/jobs'
+import { revokeConsultationAllowances } from '../orders/allowances'
+import { releaseHold } from '../orders/capacity'
+import { canTransition, lockOrder, moveOrder } from '../orders/order-state'
+import {
+  claimRefund,
+  failRefund,
+  findPayment,
+  findPaymentByCharge,
+  lockConsultation,
+  lockPayment,
+  markRefunded,
+  type Payment,
+} from '../orders/orders.repository'
+import type { RefundPolicy, RefundSource } from '../orders/orders.tables'
+import { notify } from '../telegram/notify'
+
+/**
+ * Refunds. Telegram refunds a Stars payment in full with refundStarPayment; deleting a row refunds nothing. Two
+ * tiers, like a payment module should: a short transaction claims the payment (so a second press does not call
+ * Telegram a second time), the Telegram call runs outside any transaction, and a second short transaction applies
+ * the refund. `applyRefund` is also the path for a refunded_payment message (a refund made elsewhere) and is
+ * idempotent: a payment already refunded changes nothing and sends nothing.
+ *
+ * The written refund policy for questions already in work: REFUND_POLICY. 'deliver' (the default, and what the
+ * terms promise): a refund revokes the consultation (no new questions are accepted) but answers to questions
+ * accepted before the refund are still delivered. It is stored on the consultation so the desk applies it.
+ */
+export const REFUND_POLICY: RefundPolicy = 'deliver'
+
+/** A claim older than this is a crashed attempt: the next press may call Telegram again (which is safe: a refund
+ * that did succeed answers CHARGE_ALREADY_REFUNDED, taken as success). */
+export const REFUND_CLAIM_STALE_SECONDS = 60
+
+export type RefundOutcome =
+  | { status: 'refunded'; payment: Payment; alreadyAtTelegram: boolean }
+  | { status: 'already-refunded'; payment: Payment }
+  | { status: 'in-progress'; payment: Payment }
+  | { status: 'unknown-payment' }
+  | { status: 'failed'; payment: Payment; description: string }
+
+export type RefundTarget = { paymentId: number } | { chargeId: string }
+
+/**
+ * An admin's refund (a button with confirmation, a command, or the dispute desk's Refund). The caller checks that
+ * the actor is an admin; this function checks everything about the payment.
+ */
+export async function refundPayment(
+  deps: Deps,
+  desk: DeskRuntime,
+  target: RefundTarget,
+  actor: { id: number; source: Extract<RefundSource, 'admin' | 'dispute'>; disputeId?: number },
+): Promise<RefundOutcome> {
+  const found =
+    'paymentId' in target
+      ? await findPayment(deps.db, target.paymentId)
+      : await findPaymentByCharge(deps.db, desk.botId, target.chargeId)
+  if (!found || found.bot_id !== desk.botId) return { status: 'unknown-payment' }
+
+  const claimed = await claimRefund(deps.db, found.id, REFUND_CLAIM_STALE_SECONDS)
+  if (!claimed) {
+    const now = (await findPayment(deps.db, found.id))!
+    return now.refunded_at
+      ? { status: 'already-refunded', payment: now }
+      : { status: 'in-progress', payment: now }
+  }
+  const p = claimed
+  let alreadyAtTelegram = false
+  try {
+    await deps.api(desk.botId).refundStarPayment(p.user_id, p.telegram_payment_charge_id)
+  } catch (err) {
+    if (err instanceof GrammyError && /CHARGE_ALREADY_REFUNDED/.test(err.description)) {
+      alreadyAtTelegram = true
+    } else {
+      const description =
+        err instanceof GrammyError
+          ? err.description
+          : err instanceof HttpError
+            ? `network error, the refund may or may not have happened; try again (${err.message})`
+            : (err as Error).message
+      await failRefund(deps.db, p.id, description)
+      deps.log.warn({ payment: p.id, description }, 'refundStarPayment failed')
+      return { status: 'failed', payment: p, description }
+    }
+  }
+
+  const applied = await deps.jobs.transaction(deps.db, (trx, outbox) =>
+    applyRefund(trx, outbox, desk, {
+      paymentId: p.id,
+      actorId: actor.id,
+      source: actor.source,
+      ...(actor.disputeId ? { disputeId: actor.disputeId } : {}),
+    }),
+  )
+  if (applied.status === 'already-refunded') return applied
+  if (applied.status === 'unknown-payment') return applied
+  return { status: 'refunded', payment: applied.payment, alreadyAtTelegram }
+}
+
+export type ApplyRefundResult =
+  | { status: 'applied'; payment: Payment }
+  | { status: 'already-refunded'; payment: Payment }
+  | { status: 'unknown-payment' }
+
+/**
+ * Applies a refund that Telegram made, in the caller's transaction: marks the payment refunded, and for an order's
+ * payment moves the order to refunded, revokes the consultation under REFUND_POLICY, releases the order's and the
+ * consultation's open ledger holds, closes an open dispute on it, tells the client and the staff. Locks the order
+ * before the payment (the successful_payment order), so the two never deadlock.
+ */
+export async function applyRefund(
+  trx: Trx,
+  outbox: Outbox,
+  desk: DeskRuntime,
+  input: { paymentId: number; actorId: number | null; source: RefundSource; disputeId?: number },
+): Promise<ApplyRefundResult> {
+  const head = await findPayment(trx, input.paymentId)
+  if (!head || head.bot_id !== desk.botId) return { status: 'unknown-payment' }
+  const order = head.order_id ? await lockOrder(trx, head.order_id) : undefined
+  const p = (await lockPayment(trx, input.paymentId))!
+  if (p.refunded_at) return { status: 'already-refunded', payment: p }
+
+  await markRefunded(trx, p.id, input.actorId, input.source)
+  let consultationId: number | undefined
+  let released = 0
+  if (order && p.kind === 'payment' && canTransition(order.state, 'refunded')) {
+    await moveOrder(trx, order, 'refunded')
+    const c = await trx
+      .selectFrom('consultation')
+      .select('id')
+      .where('order_id', '=', order.id)
+      .executeTakeFirst()
+    if (c) {
+      const locked = (await lockConsultation(trx, c.id))!
+      consultationId = locked.id
+      if (locked.state !== 'revoked')
+        await trx
+          .updateTable('consultation')
+          .set({
+            state: 'revoked',
+            revoked_at: sql`now()`,
+            refund_policy: REFUND_POLICY,
+            updated_at: sql`now()`,
+          })
+          .where('id', '=', locked.id)
+          .execute()
+      released += await revokeConsultationAllowances(trx, locked.id, REFUND_POLICY)
+    }
+  }
+  // A capacity hold still open on the order goes back to the pool (a committed one stays: that start happened or
+  // its day is past; releasing a settled hold changes nothing).
+  if (order?.hold_request_id) await releaseHold(trx, order.hold_request_id, 'order refunded')
+
+  const disputes = await trx
+    .updateTable('dispute')
+    .set({
+      state: 'refunded',
+      resolved_by: input.actorId,
+      resolved_at: sql`now()`,
+      resolution: 'refunded',
+      updated_at: sql`now()`,
+    })
+    .where('payment_id', '=', p.id)
+    .where('state', '=', 'open')
+    .returning(['id'])
+    .execute()
+
+  await audit(trx, {
+    botId: desk.botId,
+    actorId: input.actorId,
+    action: 'payment.refunded',
+    subjectType: 'payment',
+    subjectId: p.id,
+    details: {
+      source: input.source,
+      charge: p.telegram_payment_charge_id,
+      amount: p.total_amount,
+      kind: p.kind,
+      orderId: p.order_id,
+      consultationId: consultationId ?? null,
+      policy: consultationId ? REFUND_POLICY : null,
+      releasedHolds: released,
+      disputes: disputes.map((d) => d.id),
+    },
+  })
+  const lang = order?.lang ?? desk.defaultLanguage
+  await notify(outbox, {
+    botId: desk.botId,
+    chatId: p.user_id,
+    lang,
+    key: consultationId ? `refund-done-consultation-${REFUND_POLICY}` : 'refund-done',
+    params: { amount: p.total_amount, title: order?.title ?? '—' },
+    dedupeKey: `payment:${p.id}:refunded`,
+  })
+  await notify(outbox, {
+    botId: desk.botId,
+    chatId: desk.staffChatId,
+    lang: desk.defaultLanguage,
+    key: 'admin-refunded',
+    params: {
+      payment: String(p.id),
+      charge: p.telegram_payment_charge_id,
+      amount: p.total_amount,
+      user: String(p.user_id),
+      by: String(input.actorId ?? 'Telegram'),
+      source: input.source,
+    },
+    dedupeKey: `payment:${p.id}:refunded:staff`,
+  })
+  return { status: 'applied', payment: { ...p, refunded_at: new Date() } }
+}
+
+/** A refunded_payment message: the refund happened elsewhere; same path, idempotent. */
+export async function recordExternalRefund(
+  deps: Deps,
+  desk: DeskRuntime,
+  input: { userId: number; chargeId: string; amount: number },
+): Promise<ApplyRefundResult> {
+  const p = await findPaymentByCharge(deps.db, desk.botId, input.chargeId)
+  if (!p) {
+    await deps.jobs.transaction(deps.db, async (trx, outbox) => {
+      await audit(trx, {
+        botId: desk.botId,
+        actorId: null,
+        action: 'payment.refund_unknown_charge',
+        subjectType: 'charge',
+        subjectId: input.chargeId,
+        details: { user: input.userId, amount: input.amount },
+      })
+      await notify(outbox, {
+        botId: desk.botId,
+        chatId: desk.staffChatId,
+        lang: desk.defaultLanguage,
+        key: 'admin-refund-unknown-charge',
+        params: { charge: input.chargeId, user: String(input.userId), amount: input.amount },
+        dedupeKey: `charge:${desk.botId}:${input.chargeId}:refund-unknown`,
+      })
+    })
+    return { status: 'unknown-payment' }
+  }
+  return deps.jobs.transaction(deps.db, (trx, outbox) =>
+    applyRefund(trx, outbox, desk, { paymentId: p.id, actorId: null, source: 'telegram' }),
+  )
+}
