@@ -23,11 +23,10 @@ export async function up(db: Kysely<any>): Promise<void> {
       rolled_over_to bigint references ledger_account (id),
       created_at timestamptz not null default now(),
       constraint ledger_account_key unique (scope, subject, unit, period_start),
-      constraint ledger_account_period check (period_end > period_start),
-      constraint ledger_account_granted check (granted >= 0),
-      constraint ledger_account_reserved check (reserved >= 0),
-      constraint ledger_account_used check (used >= 0),
-      constraint ledger_account_holds check (holds >= 0)
+      -- One CHECK, not five: PostgreSQL re-reads every CHECK expression at the start of each statement that
+      -- writes the row, and accounts are written twice per admission.
+      constraint ledger_account_sane
+        check (period_end > period_start and granted >= 0 and reserved >= 0 and used >= 0 and holds >= 0)
     ) with (fillfactor = 80)
   `.execute(db)
 
@@ -49,12 +48,13 @@ export async function up(db: Kysely<any>): Promise<void> {
       settled_at timestamptz,
       note text,
       prev_state text,
-      constraint ledger_reservation_state
-        check (state in ('reserved', 'committed', 'released', 'expired', 'unknown', 'refused')),
-      -- Only the two first states are written without a move; every later state records where it came from.
-      constraint ledger_reservation_moved check ((prev_state is null) = (state in ('reserved', 'refused'))),
-      constraint ledger_reservation_lines check (cardinality(account_ids) = cardinality(amounts)),
-      constraint ledger_reservation_request_id check (length(request_id) between 1 and 200)
+      -- One CHECK (see ledger_account_sane). The first two states are written without a move; every later state
+      -- records the state it came from.
+      constraint ledger_reservation_sane check (
+        state in ('reserved', 'committed', 'released', 'expired', 'unknown', 'refused')
+        and (prev_state is null) = (state in ('reserved', 'refused'))
+        and cardinality(account_ids) = cardinality(amounts)
+        and length(request_id) between 1 and 200)
     )
   `.execute(db)
   // The sweeper's scan: only holds still in state reserved, oldest deadline first.
@@ -158,18 +158,10 @@ declare
   v_active integer;
   v_conc jsonb;
   v_found boolean;
+  v_rows bigint;
   a record;
   i integer;
 begin
-  -- A replay returns the stored decision (admitted or refused) and changes nothing.
-  select r.state, r.fingerprint, r.decision, r.expires_at into a
-    from ledger_reservation r where r.request_id = p_request_id;
-  if found then
-    o_outcome := case when a.fingerprint = p_fingerprint then 'replay' else 'conflict' end;
-    o_state := a.state; o_decision := a.decision; o_expires_at := a.expires_at;
-    return;
-  end if;
-
   -- Lines given by key resolve to the account whose period contains the instant; the reservation is pinned to it.
   for i in 1 .. v_n loop
     if v_ids[i] is null then
@@ -179,16 +171,17 @@ begin
         order by acc.period_start desc limit 1);
     end if;
   end loop;
-  if v_n > 1 and (select count(distinct x) <> count(x) from unnest(v_ids) x) then
-    o_outcome := 'duplicate_account';
-    return;
-  end if;
-
-  -- Lock every account in id order, then read each one: the numbers below are the latest committed ones and no one
-  -- can change them before this transaction ends.
   if v_n > 1 then
+    if (select count(distinct x) <> count(x) from unnest(v_ids) x) then
+      o_outcome := 'duplicate_account';
+      return;
+    end if;
+    -- Several accounts: lock them in id order first (deadlock-free against every other ledger operation).
     perform 1 from ledger_account acc where acc.id = any(v_ids) order by acc.id for update;
   end if;
+
+  -- Each account is read under its row lock: the latest committed numbers, unchangeable until this transaction
+  -- ends. The decision below and the update after it use these same numbers.
   for i in 1 .. v_n loop
     v_found := false;
     if v_ids[i] is not null then
@@ -229,36 +222,56 @@ begin
   o_state := case when v_reason is null then 'reserved' else 'refused' end;
   o_decision := jsonb_build_object('reason', v_reason, 'line', v_line, 'lines', v_lines, 'concurrency', v_conc);
   o_expires_at := case when v_reason is null then now() + make_interval(secs => p_ttl_seconds) end;
-  insert into ledger_reservation
-    (request_id, state, account_ids, amounts, concurrency_key, fingerprint, decision, expires_at)
-  values
-    (p_request_id, o_state, v_ids, p_amounts, p_concurrency_key, p_fingerprint, o_decision, o_expires_at)
-  on conflict (request_id) do nothing;
-  if not found then
-    -- The same request id was decided by a concurrent call that committed after our first look: its decision wins.
+
+  -- The reservation row is written first and gates the rest: if the request id exists (a replay, or a concurrent
+  -- call with the same id that committed first), nothing else is written and the stored decision is returned.
+  if v_reason is not null then
+    insert into ledger_reservation (request_id, state, account_ids, amounts, concurrency_key, fingerprint, decision)
+      values (p_request_id, o_state, v_ids, p_amounts, p_concurrency_key, p_fingerprint, o_decision)
+      on conflict (request_id) do nothing;
+    get diagnostics v_rows = row_count;
+  elsif v_n = 1 then
+    -- One line (the common case): one statement with scalar parameters, whose cached plan is plain index access.
+    with ins as (
+      insert into ledger_reservation
+        (request_id, state, account_ids, amounts, concurrency_key, fingerprint, decision, expires_at)
+      values
+        (p_request_id, o_state, v_ids, p_amounts, p_concurrency_key, p_fingerprint, o_decision, o_expires_at)
+      on conflict (request_id) do nothing
+      returning 1),
+    acc as (
+      update ledger_account acc set reserved = acc.reserved + p_amounts[1], holds = acc.holds + 1
+      where acc.id = v_ids[1] and exists (select 1 from ins)
+      returning acc.id)
+    insert into ledger_journal (account_id, request_id, reason, d_reserved)
+      select acc.id, p_request_id, 'reserve', p_amounts[1] from acc;
+    get diagnostics v_rows = row_count;
+  else
+    insert into ledger_reservation
+      (request_id, state, account_ids, amounts, concurrency_key, fingerprint, decision, expires_at)
+    values
+      (p_request_id, o_state, v_ids, p_amounts, p_concurrency_key, p_fingerprint, o_decision, o_expires_at)
+    on conflict (request_id) do nothing;
+    get diagnostics v_rows = row_count;
+    if v_rows > 0 then
+      with acc as (
+        update ledger_account acc set reserved = acc.reserved + x.amount, holds = acc.holds + 1
+        from unnest(v_ids, p_amounts) x(id, amount) where acc.id = x.id
+        returning acc.id, x.amount)
+      insert into ledger_journal (account_id, request_id, reason, d_reserved)
+        select acc.id, p_request_id, 'reserve', acc.amount from acc;
+    end if;
+  end if;
+
+  if v_rows = 0 then
     select r.state, r.fingerprint, r.decision, r.expires_at into a
       from ledger_reservation r where r.request_id = p_request_id;
     o_outcome := case when a.fingerprint = p_fingerprint then 'replay' else 'conflict' end;
     o_state := a.state; o_decision := a.decision; o_expires_at := a.expires_at;
     return;
   end if;
-
-  if v_reason is null then
-    -- One line (the common case) with scalar parameters: its cached generic plan is a plain index update.
-    if v_n = 1 then
-      update ledger_account acc set reserved = acc.reserved + p_amounts[1], holds = acc.holds + 1
-        where acc.id = v_ids[1];
-      insert into ledger_journal (account_id, request_id, reason, d_reserved)
-        values (v_ids[1], p_request_id, 'reserve', p_amounts[1]);
-    else
-      update ledger_account acc set reserved = acc.reserved + x.amount, holds = acc.holds + 1
-        from unnest(v_ids, p_amounts) x(id, amount) where acc.id = x.id;
-      insert into ledger_journal (account_id, request_id, reason, d_reserved)
-        select x.id, p_request_id, 'reserve', x.amount from unnest(v_ids, p_amounts) x(id, amount);
-    end if;
-    if p_concurrency_key is not null then
-      update ledger_slot s set active = s.active + 1 where s.key = p_concurrency_key;
-    end if;
+  if v_reason is null and p_concurrency_key is not null then
+    update ledger_slot s set active = s.active + 1 where s.key = p_concurrency_key;
   end if;
   o_outcome := 'new';
 end
@@ -274,8 +287,10 @@ declare
   r record;
   v_actuals bigint[];
   v_charged bigint[];
+  v_overrun boolean;
 begin
-  select t.*, exists (select 1 from ledger_transition m where m.from_state = t.state and m.to_state = p_to) as allowed
+  select t.state, t.prev_state, t.account_ids, t.amounts, t.actuals, t.charged, t.overrun, t.concurrency_key,
+      exists (select 1 from ledger_transition m where m.from_state = t.state and m.to_state = p_to) as allowed
     into r from ledger_reservation t where t.request_id = p_request_id for update of t;
   if not found then
     o_outcome := 'not_found';
@@ -309,48 +324,61 @@ begin
   else
     if p_to = 'committed' then
       -- cap: charge at most the reserved amount and flag the overrun; allow: charge the actual. Both keep the actual.
-      v_charged := case when p_policy = 'cap'
-        then array(select least(x.actual, x.amount) from unnest(v_actuals, r.amounts) with ordinality
-                     x(actual, amount, ord) order by x.ord)
-        else v_actuals end;
+      if cardinality(r.amounts) = 1 then
+        v_overrun := v_actuals[1] > r.amounts[1];
+        v_charged := case when p_policy = 'cap' and v_overrun then r.amounts else v_actuals end;
+      else
+        v_overrun := exists (select 1 from unnest(v_actuals, r.amounts) x(actual, amount) where x.actual > x.amount);
+        v_charged := case when p_policy = 'cap'
+          then array(select least(x.actual, x.amount) from unnest(v_actuals, r.amounts) with ordinality
+                       x(actual, amount, ord) order by x.ord)
+          else v_actuals end;
+      end if;
     else
+      v_overrun := false;
       v_charged := array_fill(0::bigint, array[cardinality(r.amounts)]);
     end if;
-    if cardinality(r.account_ids) > 1 then
-      perform 1 from ledger_account acc where acc.id = any(r.account_ids) order by acc.id for update;
-    end if;
-    update ledger_reservation t set
-        state = p_to, prev_state = r.state, actuals = v_actuals,
-        charged = case when p_to = 'committed' then v_charged end,
-        overrun = p_to = 'committed' and exists (
-          select 1 from unnest(v_actuals, r.amounts) x(actual, amount) where x.actual > x.amount),
-        settled_at = now(), note = coalesce(p_note, t.note)
-      where t.request_id = p_request_id
-      returning t.actuals, t.charged, t.overrun into o_actuals, o_charged, o_overrun;
+    o_actuals := v_actuals;
+    o_charged := case when p_to = 'committed' then v_charged end;
+    o_overrun := v_overrun;
+
     -- Into the accounts the hold was taken from, whatever period is current now.
-    if cardinality(r.account_ids) = 1 then
-      update ledger_account acc
-        set reserved = acc.reserved - r.amounts[1], used = acc.used + v_charged[1], holds = acc.holds - 1
-        where acc.id = r.account_ids[1]
-        returning jsonb_build_array(jsonb_build_object('accountId', acc.id, 'granted', acc.granted,
-          'reserved', acc.reserved, 'used', acc.used, 'holds', acc.holds)) into o_accounts;
-      insert into ledger_journal (account_id, request_id, reason, d_reserved, d_used, note)
-        values (r.account_ids[1], p_request_id, case when p_to = 'committed' then 'commit' else 'release' end,
-          -r.amounts[1], v_charged[1], p_note);
+    if cardinality(r.amounts) = 1 then
+      with res as (
+        update ledger_reservation t set state = p_to, prev_state = r.state, actuals = v_actuals,
+          charged = o_charged, overrun = v_overrun, settled_at = now(), note = coalesce(p_note, t.note)
+        where t.request_id = p_request_id),
+      acc as (
+        update ledger_account acc
+          set reserved = acc.reserved - r.amounts[1], used = acc.used + v_charged[1], holds = acc.holds - 1
+          where acc.id = r.account_ids[1]
+          returning acc.id, acc.granted, acc.reserved, acc.used, acc.holds),
+      j as (
+        insert into ledger_journal (account_id, request_id, reason, d_reserved, d_used, note)
+        select acc.id, p_request_id, case when p_to = 'committed' then 'commit' else 'release' end,
+          -r.amounts[1], v_charged[1], p_note
+        from acc)
+      select jsonb_build_array(jsonb_build_object('accountId', acc.id, 'granted', acc.granted,
+          'reserved', acc.reserved, 'used', acc.used, 'holds', acc.holds))
+        into o_accounts from acc;
     else
-    with u as (
-      update ledger_account acc
-        set reserved = acc.reserved - x.amount, used = acc.used + x.charged, holds = acc.holds - 1
-        from unnest(r.account_ids, r.amounts, v_charged) x(id, amount, charged)
-        where acc.id = x.id
-        returning acc.id, acc.granted, acc.reserved, acc.used, acc.holds, x.amount, x.charged),
-    j as (
-      insert into ledger_journal (account_id, request_id, reason, d_reserved, d_used, note)
-      select u.id, p_request_id, case when p_to = 'committed' then 'commit' else 'release' end, -u.amount,
-        u.charged, p_note
-      from u)
-    select jsonb_agg(jsonb_build_object('accountId', u.id, 'granted', u.granted, 'reserved', u.reserved,
-        'used', u.used, 'holds', u.holds)) into o_accounts from u;
+      perform 1 from ledger_account acc where acc.id = any(r.account_ids) order by acc.id for update;
+      update ledger_reservation t set state = p_to, prev_state = r.state, actuals = v_actuals,
+          charged = o_charged, overrun = v_overrun, settled_at = now(), note = coalesce(p_note, t.note)
+        where t.request_id = p_request_id;
+      with acc as (
+        update ledger_account acc
+          set reserved = acc.reserved - x.amount, used = acc.used + x.charged, holds = acc.holds - 1
+          from unnest(r.account_ids, r.amounts, v_charged) x(id, amount, charged)
+          where acc.id = x.id
+          returning acc.id, acc.granted, acc.reserved, acc.used, acc.holds, x.amount, x.charged),
+      j as (
+        insert into ledger_journal (account_id, request_id, reason, d_reserved, d_used, note)
+        select acc.id, p_request_id, case when p_to = 'committed' then 'commit' else 'release' end, -acc.amount,
+          acc.charged, p_note
+        from acc)
+      select jsonb_agg(jsonb_build_object('accountId', acc.id, 'granted', acc.granted, 'reserved', acc.reserved,
+          'used', acc.used, 'holds', acc.holds) order by acc.id) into o_accounts from acc;
     end if;
   end if;
   if r.state = 'reserved' and r.concurrency_key is not null then

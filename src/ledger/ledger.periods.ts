@@ -32,8 +32,20 @@ export function nextMonthlyPeriod(period: Period, timeZone: string): Period {
   return monthlyPeriod(period.end, timeZone)
 }
 
-/** An instant as ISO 8601 in the given zone, e.g. 2026-12-14T00:00:00.000+03:00. */
+const isoCache = new Map<string, string>()
+
+/**
+ * An instant as ISO 8601 in the given zone, e.g. 2026-12-14T00:00:00.000+03:00. Memoized: every decision reports
+ * its period's end, and the same few period ends come up again and again.
+ */
 export function isoInZone(at: Date, timeZone: string): string {
-  const dt = DateTime.fromJSDate(at, { zone: timeZone })
-  return (dt.isValid ? dt : DateTime.fromJSDate(at, { zone: 'UTC' })).toISO()!
+  const key = `${at.getTime()} ${timeZone}`
+  let iso = isoCache.get(key)
+  if (iso === undefined) {
+    const dt = DateTime.fromJSDate(at, { zone: timeZone })
+    iso = (dt.isValid ? dt : DateTime.fromJSDate(at, { zone: 'UTC' })).toISO()!
+    if (isoCache.size >= 10_000) isoCache.clear()
+    isoCache.set(key, iso)
+  }
+  return iso
 }

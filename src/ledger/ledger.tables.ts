@@ -29,7 +29,11 @@ export interface LedgerTables {
     rolled_over_to: number | null
     created_at: GeneratedTimestamp
   }
-  /** One row per admission attempt, keyed by the caller's stable request id; refusals are stored too. */
+  /**
+   * One row per admission attempt, keyed by the caller's stable request id; refusals are stored too.
+   * The bigint[] columns are read through the repository (as jsonb), not with selectAll: the int8[] type parser
+   * in src/db/pg-types.ts calls pg.types.arrayParser as a function, which it is not in pg-types 2.
+   */
   ledger_reservation: {
     request_id: string
     state: string

@@ -1,0 +1,245 @@
+/**
+ * npm run bench:ledger — the ledger's reserve+commit cycle against a raw pg baseline, same PostgreSQL, 32 connections.
+ *
+ * Baseline (plain pg): BEGIN; conditional UPDATE of one account; INSERT of a journal row; COMMIT.
+ * Ledger: reserve (one admission: account hold + reservation row + journal row) then commit (settle: reservation
+ * state + account + journal row), each its own transaction, through the Ledger API (Kysely over pg).
+ * Each runs over 10,000 accounts and on one hot account. Prints ops/s (one op = one baseline transaction or one
+ * ledger reserve+commit cycle), p50/p99 latency, the ratio ledger/baseline and a final invariant check.
+ *
+ * DATABASE_URL: use that server (a fresh database is created and dropped); otherwise an embedded PostgreSQL is
+ * started and stopped. BENCH_SECONDS (default 8) per phase; BENCH_CONNECTIONS (default 32).
+ */
+import { randomBytes } from 'node:crypto'
+import pg from 'pg'
+import { type EmbeddedServer, ensureDatabase, startEmbeddedPostgres } from '../src/db/embedded'
+import { migrateToLatest } from '../src/db/migrator'
+import { createDb, type DbHandle } from '../src/db/pool'
+import { checkInvariants, Ledger } from '../src/ledger/ledger.service'
+import { quietLogger } from '../src/log'
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 8)
+const WARMUP_SECONDS = Math.min(2, SECONDS / 4)
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32)
+const ACCOUNTS = 10_000
+const WIDE = { periodStart: new Date('2000-01-01T00:00:00Z'), periodEnd: new Date('2100-01-01T00:00:00Z') }
+
+interface Result {
+  /** CPU time of this Node process per op (µs): the client's share of the machine. */
+  clientCpuUs: number
+  ops: number
+  seconds: number
+  latencies: Float64Array
+  refused: number
+}
+
+/** Request ids stay unique across phases (a reused id would be a replay, or a conflict on another account). */
+let seq = 0
+
+/** Runs `CONNECTIONS` workers looping on `op` for `seconds` (after a warm-up whose ops are not counted). */
+async function run(op: (worker: number, seq: number) => Promise<boolean>, seconds: number): Promise<Result> {
+  const warmEnd = performance.now() + WARMUP_SECONDS * 1000
+  await Promise.all(
+    Array.from({ length: CONNECTIONS }, async (_, w) => {
+      while (performance.now() < warmEnd) await op(w, seq++)
+    }),
+  )
+  const lat: number[] = []
+  let refused = 0
+  const cpu0 = process.cpuUsage()
+  const start = performance.now()
+  const end = start + seconds * 1000
+  await Promise.all(
+    Array.from({ length: CONNECTIONS }, async (_, w) => {
+      while (performance.now() < end) {
+        const t0 = performance.now()
+        const ok = await op(w, seq++)
+        lat.push(performance.now() - t0)
+        if (!ok) refused++
+      }
+    }),
+  )
+  const elapsed = (performance.now() - start) / 1000
+  const cpu = process.cpuUsage(cpu0)
+  const latencies = Float64Array.from(lat).sort()
+  return {
+    ops: lat.length,
+    seconds: elapsed,
+    latencies,
+    refused,
+    clientCpuUs: (cpu.user + cpu.system) / lat.length,
+  }
+}
+
+function pct(sorted: Float64Array, p: number): number {
+  if (sorted.length === 0) return Number.NaN
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!
+}
+
+const rate = (r: Result) => r.ops / r.seconds
+
+async function main() {
+  let server: EmbeddedServer | undefined
+  let serverUrl = process.env.DATABASE_URL
+  if (!serverUrl) {
+    process.stdout.write('starting embedded PostgreSQL... ')
+    server = await startEmbeddedPostgres()
+    serverUrl = server.url
+    console.log('ok')
+  }
+  const stopServer = async () => {
+    await server?.stop()
+  }
+  const onSignal = () => {
+    void stopServer().finally(() => process.exit(130))
+  }
+  process.once('SIGINT', onSignal)
+  process.once('SIGTERM', onSignal)
+
+  const dbName = `ledger_bench_${randomBytes(4).toString('hex')}`
+  const url = await ensureDatabase(serverUrl, dbName)
+  let handle: DbHandle | undefined
+  let raw: pg.Pool | undefined
+  try {
+    handle = createDb(url, CONNECTIONS)
+    await migrateToLatest(handle.db)
+    const ledger = new Ledger(handle.db, { log: quietLogger() })
+    raw = new pg.Pool({ connectionString: url, max: CONNECTIONS, application_name: 'ledger-bench-baseline' })
+    raw.on('error', () => {})
+
+    // Accounts: 10,000 with room for every op of the run, and one hot account.
+    const big = 1_000_000_000
+    const ids: number[] = []
+    for (let i = 0; i < ACCOUNTS; i += CONNECTIONS) {
+      const batch = await Promise.all(
+        Array.from({ length: Math.min(CONNECTIONS, ACCOUNTS - i) }, (_, k) =>
+          ledger.grant({
+            requestId: `bench-grant-${i + k}`,
+            scope: 'bench',
+            subject: i + k,
+            unit: 'units',
+            amount: big,
+            ...WIDE,
+          }),
+        ),
+      )
+      for (const g of batch) {
+        if (!g.ok) throw new Error(`grant failed: ${g.reason}`)
+        ids.push(g.accountId)
+      }
+    }
+    const hotGrant = await ledger.grant({
+      requestId: 'bench-hot',
+      scope: 'bench',
+      subject: 'hot',
+      unit: 'units',
+      amount: big,
+      ...WIDE,
+    })
+    if (!hotGrant.ok) throw new Error('hot grant failed')
+    const hot = hotGrant.accountId
+    await handle.pool.query('vacuum analyze')
+    // Open every connection of both pools before measuring.
+    await Promise.all(Array.from({ length: CONNECTIONS }, () => handle!.pool.query('select pg_sleep(0.05)')))
+    await Promise.all(Array.from({ length: CONNECTIONS }, () => raw!.query('select pg_sleep(0.05)')))
+
+    const notes = new Map<string, number>()
+    const note = (what: string) => notes.set(what, (notes.get(what) ?? 0) + 1)
+    const pick = () => ids[Math.floor(Math.random() * ids.length)]!
+    const run_id = randomBytes(3).toString('hex')
+
+    const baseline = (accountOf: () => number) => async (w: number, seq: number) => {
+      const c = await raw!.connect()
+      try {
+        const id = accountOf()
+        await c.query('BEGIN')
+        const u = await c.query(
+          'update ledger_account set used = used + 1 where id = $1 and granted - reserved - used >= 1',
+          [id],
+        )
+        if (u.rowCount === 1)
+          await c.query(
+            "insert into ledger_journal (account_id, request_id, reason, d_used) values ($1, $2, 'adjust', 1)",
+            [id, `base-${run_id}-${w}-${seq}`],
+          )
+        await c.query('COMMIT')
+        return u.rowCount === 1
+      } catch (err) {
+        await c.query('ROLLBACK').catch(() => {})
+        throw err
+      } finally {
+        c.release()
+      }
+    }
+    const cycle = (accountOf: () => number) => async (w: number, seq: number) => {
+      const requestId = `cyc-${run_id}-${w}-${seq}`
+      const r = await ledger.reserve({
+        requestId,
+        lines: [{ account: { accountId: accountOf() }, amount: 1 }],
+      })
+      if (!r.admitted) {
+        note(`reserve refused: ${r.reason}${r.detail ? ` (${r.detail})` : ''}`)
+        return false
+      }
+      const c = await ledger.commit(requestId, 1)
+      if (!c.ok) note(`commit refused: ${c.reason}`)
+      return c.ok
+    }
+
+    const phases: [string, string, (w: number, s: number) => Promise<boolean>][] = [
+      ['10,000 accounts', 'baseline', baseline(pick)],
+      ['10,000 accounts', 'ledger', cycle(pick)],
+      ['1 hot account', 'baseline', baseline(() => hot)],
+      ['1 hot account', 'ledger', cycle(() => hot)],
+    ]
+    console.log(
+      `PostgreSQL ${(await handle.pool.query('show server_version')).rows[0].server_version}, ` +
+        `${CONNECTIONS} connections, ${SECONDS} s per phase (+${WARMUP_SECONDS} s warm-up)`,
+    )
+    const results = new Map<string, Result>()
+    for (const [workload, impl, op] of phases) {
+      const r = await run(op, SECONDS)
+      results.set(`${workload}/${impl}`, r)
+      console.log(
+        `${workload.padEnd(16)} ${impl.padEnd(9)} ${rate(r).toFixed(0).padStart(7)} ops/s  ` +
+          `p50 ${pct(r.latencies, 50).toFixed(2).padStart(6)} ms  p99 ${pct(r.latencies, 99).toFixed(2).padStart(6)} ms` +
+          `  client CPU ${r.clientCpuUs.toFixed(0).padStart(4)} µs/op  (${r.ops} ops${r.refused ? `, ${r.refused} refused` : ''})`,
+      )
+    }
+    for (const [what, n] of notes) console.log(`  ${what}: ${n}`)
+    console.log('')
+    for (const workload of ['10,000 accounts', '1 hot account']) {
+      const b = results.get(`${workload}/baseline`)!
+      const l = results.get(`${workload}/ledger`)!
+      const ratio = rate(l) / rate(b)
+      console.log(
+        `ratio ledger/baseline, ${workload}: ${ratio.toFixed(2)} (target >= 0.80${ratio >= 0.8 ? ', met' : ', NOT met'}); ` +
+          `ledger transactions/s (2 per cycle): ${(2 * rate(l)).toFixed(0)}`,
+      )
+    }
+
+    const inv = await checkInvariants(handle.db)
+    console.log(
+      `invariant: ${inv.ok ? 'ok' : 'VIOLATED'} — ${inv.accounts} accounts, ${inv.reservations} reservations, ` +
+        `${inv.journalRows} journal rows; counters == journal sums, reserved == open reservations; ` +
+        `accounts over their grant: ${inv.overGrant.length}`,
+    )
+    if (!inv.ok) console.log(JSON.stringify(inv.violations.slice(0, 10)))
+    if (!inv.ok || inv.overGrant.length > 0) process.exitCode = 1
+  } finally {
+    await raw?.end()
+    await handle?.close()
+    if (!server) {
+      const admin = new pg.Client({ connectionString: serverUrl })
+      await admin.connect()
+      await admin.query(`drop database if exists ${dbName} with (force)`).catch(() => {})
+      await admin.end()
+    }
+    await stopServer()
+  }
+}
+
+main().catch((err) => {
+  console.error(err)
+  process.exitCode = 1
+})
