@@ -182,6 +182,24 @@ export interface SettleRefusal {
 
 export type SettleResult = Settled | SettleRefusal
 
+/** A reservation as stored (for reconciliation screens and jobs). */
+export interface ReservationView {
+  requestId: string
+  state: ReservationState
+  /** The state it came from (null for reserved and refused, which are first states). */
+  prevState: ReservationState | null
+  accountIds: (number | null)[]
+  amounts: number[]
+  actuals: number[] | null
+  charged: number[] | null
+  overrun: boolean
+  concurrencyKey: string | null
+  createdAt: Date
+  expiresAt: Date | null
+  settledAt: Date | null
+  note: string | null
+}
+
 /** Carry-over of the previous period's unused units when granting a new period (once per previous period). */
 export type CarryOver = { kind: 'none' } | { kind: 'capped'; max: number }
 

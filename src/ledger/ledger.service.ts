@@ -15,6 +15,7 @@ import {
   type Refusal,
   type RefusalReason,
   type ReservationState,
+  type ReservationView,
   type ReserveRequest,
   type ReserveResult,
   type SettledAccount,
@@ -80,6 +81,8 @@ export interface LedgerOps {
   grant(req: GrantRequest): Promise<GrantResult>
   /** The account's current numbers (by id, or by key for the period containing `at`), or null. */
   balance(ref: AccountRef, at?: Date): Promise<AccountNumbers | null>
+  /** The reservation of a request id, or null. */
+  reservation(requestId: string): Promise<ReservationView | null>
 }
 
 export class Ledger implements LedgerOps {
@@ -164,6 +167,17 @@ export class Ledger implements LedgerOps {
     return runBalance(this.db, ref, at)
   }
 
+  /** Throws on a database failure. */
+  async reservation(requestId: string): Promise<ReservationView | null> {
+    const r = await repo.findReservation(this.db, requestId)
+    return r ? reservationView(r) : null
+  }
+
+  /** Holds whose outcome is unknown, oldest first: what a person or a reconciliation job must settle. */
+  async unknownReservations(limit = 100): Promise<ReservationView[]> {
+    return (await repo.listUnknown(this.db, limit)).map(reservationView)
+  }
+
   /**
    * Expires up to `limit` holds still in state reserved past their deadline, each with a journal row; holds whose
    * outcome is unknown are never touched. Safe to run from several workers at once. Throws on database failure.
@@ -223,6 +237,11 @@ export class LedgerTx implements LedgerOps {
 
   balance(ref: AccountRef, at?: Date): Promise<AccountNumbers | null> {
     return runBalance(this.trx, ref, at)
+  }
+
+  async reservation(requestId: string): Promise<ReservationView | null> {
+    const r = await repo.findReservation(this.trx, requestId)
+    return r ? reservationView(r) : null
   }
 
   /**
@@ -527,6 +546,24 @@ async function runSettle(
         state,
         detail: `a reservation in state ${state} cannot become ${to}`,
       }
+  }
+}
+
+function reservationView(r: repo.ReservationRow): ReservationView {
+  return {
+    requestId: r.request_id,
+    state: r.state as ReservationState,
+    prevState: r.prev_state as ReservationState | null,
+    accountIds: r.account_ids,
+    amounts: r.amounts,
+    actuals: r.actuals,
+    charged: r.charged,
+    overrun: r.overrun,
+    concurrencyKey: r.concurrency_key,
+    createdAt: r.created_at,
+    expiresAt: r.expires_at,
+    settledAt: r.settled_at,
+    note: r.note,
   }
 }
 

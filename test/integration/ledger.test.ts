@@ -240,7 +240,16 @@ describe('ledger: settling', () => {
     })
     expect(await ledger.markUnknown(requestId)).toMatchObject({ ok: true, replayed: true })
     expect(await ledger.balance({ accountId: id })).toMatchObject({ reserved: 1, activeHolds: 1 })
+    expect((await ledger.unknownReservations()).map((r) => r.requestId)).toContain(requestId)
+    expect(await ledger.reservation(requestId)).toMatchObject({
+      state: 'unknown',
+      prevState: 'reserved',
+      accountIds: [id],
+      amounts: [1],
+      note: 'timeout after sending',
+    })
     expect(await ledger.commit(requestId)).toMatchObject({ ok: true, state: 'committed' })
+    expect(await ledger.reservation(uid('none'))).toBeNull()
     expect((await findReservation(t.db, requestId))?.prev_state).toBe('unknown')
     await expectInvariants(t.db)
   })
