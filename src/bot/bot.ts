@@ -9,8 +9,10 @@ import { conversationStorage } from '../payments/conversation-storage'
 import { installTransformers } from '../telegram/api'
 import type { BotContext } from './context'
 import { adminPaymentsFeature } from './features/admin-payments'
+import { deskFeature } from './features/desk'
 import { paymentsFeature } from './features/payments'
 import { paysupportFeature } from './features/paysupport'
+import { staffFeature } from './features/staff'
 import { startFeature } from './features/start'
 import { statusFeature } from './features/status'
 import { tariffsFeature } from './features/tariffs'
@@ -33,6 +35,8 @@ function features(): Composer<BotContext>[] {
     statusFeature,
     termsFeature,
     adminPaymentsFeature,
+    staffFeature,
+    deskFeature,
   ]
 }
 

@@ -1,8 +1,10 @@
 import type { Kysely, Transaction } from 'kysely'
 import type { ClientTables } from '../clients/clients.tables'
+import type { DeskConsultationTables } from '../consultations/desk.tables'
 import type { DisputeTables } from '../disputes/disputes.tables'
 import type { LedgerTables } from '../ledger/ledger.tables'
 import type { OrderTables } from '../orders/orders.tables'
+import type { RoutingTables } from '../routing/routing.tables'
 import type { OutboundTables } from '../telegram/outbound.tables'
 
 /**
@@ -15,7 +17,9 @@ export interface Database
     OutboundTables,
     OrderTables,
     DisputeTables,
-    LedgerTables {}
+    LedgerTables,
+    DeskConsultationTables,
+    RoutingTables {}
 
 export interface CoreTables {
   /** Telegram update ids already handled, written in the same transaction as the update's effects. */

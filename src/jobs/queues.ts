@@ -1,16 +1,22 @@
 import { consultationActivatedQueue } from '../consultations/consultations.jobs'
 import type { Deps } from '../deps'
 import { PAYMENT_QUEUES, startPaymentWorkers } from '../payments/payments.jobs'
+import { DESK_QUEUES } from '../routing/routing.jobs'
+import { startDeskWorkers } from '../routing/routing.workers'
 import { handleNotify, notifyQueue } from '../telegram/notify'
 import type { QueueDef } from './queue'
 
 /** Every queue of the app: all are created at start, so a send to a missing queue cannot happen silently. */
-export const QUEUES: readonly QueueDef<any>[] = [notifyQueue, consultationActivatedQueue, ...PAYMENT_QUEUES]
+export const QUEUES: readonly QueueDef<any>[] = [
+  notifyQueue,
+  consultationActivatedQueue,
+  ...PAYMENT_QUEUES,
+  ...DESK_QUEUES,
+]
 
 /** Starts the workers of every queue (the `worker` role, or `all`). */
 export async function startWorkers(deps: Deps): Promise<void> {
   await deps.jobs.work(notifyQueue, (n) => handleNotify(deps, n))
-  // The consultation desk (topics) replaces this no-op.
-  await deps.jobs.work(consultationActivatedQueue, async () => {})
+  await startDeskWorkers(deps)
   await startPaymentWorkers(deps)
 }

@@ -1,0 +1,50 @@
+import { Composer } from 'grammy'
+import type { Message } from 'grammy/types'
+import { admitClientMessage } from '../../consultations/admission'
+import { recordEditedMessage } from '../../consultations/answers'
+import { errorSummary } from '../../jobs/jobs'
+import { notify } from '../../telegram/notify'
+import type { BotContext } from '../context'
+
+/**
+ * The client's side of the desk: every message in the private chat that no earlier feature took (commands,
+ * payments, conversations) is a question for the expert. The handler only unpacks the update and calls the
+ * admission; the copy to the topic, the receipt and any refusal leave through the outbox.
+ */
+export const deskFeature = new Composer<BotContext>()
+const priv = deskFeature.chatType('private')
+
+function isCommand(m: Message): boolean {
+  return m.entities?.[0]?.type === 'bot_command' && m.entities[0].offset === 0
+}
+
+priv.on('message', async (ctx) => {
+  const { deps, desk } = ctx
+  const m = ctx.message
+  if (isCommand(m)) {
+    // A command nobody handles is not a question; say so once per message.
+    await deps.jobs.transaction(deps.db, (_trx, outbox) =>
+      notify(outbox, {
+        botId: desk.botId,
+        chatId: m.chat.id,
+        lang: ctx.lang,
+        key: 'desk-unknown-command',
+        dedupeKey: `desk:unknown-command:${desk.botId}:${m.chat.id}:${m.message_id}`,
+      }),
+    )
+    return
+  }
+  try {
+    const r = await admitClientMessage(deps, desk, { message: m, lang: ctx.lang })
+    if (r.status === 'refused') ctx.log.info({ reason: r.refusal.reason }, 'client message refused')
+  } catch (err) {
+    // The database is unreachable or the transaction failed: nothing was stored or counted. The outbox lives in
+    // that database, so this one answer goes out directly.
+    ctx.log.error({ err: errorSummary(err) }, 'admission failed')
+    await ctx.reply(ctx.t('desk-refused-unavailable')).catch(() => {})
+  }
+})
+
+priv.on('edited_message', async (ctx) => {
+  await recordEditedMessage(ctx.deps, ctx.desk, ctx.editedMessage)
+})

@@ -1,0 +1,186 @@
+import { Composer, InlineKeyboard } from 'grammy'
+import type { Message } from 'grammy/types'
+import { recordEditedMessage, recordStaffMessage } from '../../consultations/answers'
+import {
+  addInternalNote,
+  closeEarly,
+  extendWindow,
+  replyInTopic,
+  requestCard,
+  setClientBan,
+} from '../../consultations/desk.service'
+import { contentTypeOf } from '../../routing/content'
+import { findRouteByThread, type Route } from '../../routing/routes.repository'
+import type { BotContext } from '../context'
+import { claimUpdate } from '../once'
+
+/**
+ * The staff's side of the desk, in the consultation topics of the staff supergroup. Topics that are not
+ * consultations (dispute tickets, General) pass on to other features.
+ *
+ * Only the desk's staff (experts and admins from config) are relayed to the client; an anonymous admin (a message
+ * with sender_chat = the group) counts as an admin. Messages from anyone else, from bots, starting with the
+ * internal-note prefix, service messages and commands stay in the topic.
+ */
+export const staffFeature = new Composer<BotContext>()
+const group = staffFeature.filter((ctx) => ctx.chat?.id === ctx.desk.staffChatId)
+
+type Role = 'admin' | 'expert'
+interface Staff {
+  role: Role
+  /** The user id; the group's id for an anonymous admin. */
+  id: number
+  label: string
+}
+
+export function staffOf(ctx: BotContext, m: Pick<Message, 'from' | 'sender_chat'>): Staff | undefined {
+  const desk = ctx.desk
+  if (m.sender_chat) {
+    return m.sender_chat.id === desk.staffChatId
+      ? { role: 'admin', id: desk.staffChatId, label: 'anonymous admin' }
+      : undefined
+  }
+  const u = m.from
+  if (!u || u.is_bot) return undefined
+  const label = [u.first_name, u.last_name].filter(Boolean).join(' ') || `id ${u.id}`
+  if (desk.staff.admins.includes(u.id)) return { role: 'admin', id: u.id, label }
+  if (desk.staff.experts.includes(u.id)) return { role: 'expert', id: u.id, label }
+  return undefined
+}
+
+/** `/name@bot args` at the very start, for this bot (a command addressed to another bot is not ours). */
+function commandOf(ctx: BotContext, m: Message): { name: string; args: string } | undefined {
+  const e = m.entities?.[0]
+  if (!m.text || e?.type !== 'bot_command' || e.offset !== 0) return undefined
+  const [name, at] = m.text.slice(1, e.length).split('@')
+  if (at && ctx.me?.username && at.toLowerCase() !== ctx.me.username.toLowerCase()) return undefined
+  return { name: (name ?? '').toLowerCase(), args: m.text.slice(e.length).trim() }
+}
+
+async function routeOf(ctx: BotContext, m: Message): Promise<Route | undefined> {
+  if (!m.is_topic_message || !m.message_thread_id) return undefined
+  return findRouteByThread(ctx.deps.db, ctx.desk.botId, ctx.desk.staffChatId, m.message_thread_id)
+}
+
+group.on('message', async (ctx, next) => {
+  const m = ctx.message
+  const route = await routeOf(ctx, m)
+  if (!route) return next()
+  const who = staffOf(ctx, m)
+  if (!who) return
+  const cmd = commandOf(ctx, m)
+  if (cmd) return command(ctx, route, who, m, cmd)
+  const text = m.text ?? m.caption ?? ''
+  if (text.startsWith(ctx.desk.internalNotePrefix) || !contentTypeOf(m)) return
+  const r = await recordStaffMessage(ctx.deps, ctx.desk, {
+    consultationId: route.consultation_id,
+    staffId: who.id,
+    message: m,
+  })
+  if (r.status === 'recorded' && r.answered)
+    ctx.log.info({ consultation: route.consultation_id, appeal: r.answered }, 'appeal answered')
+})
+
+group.on('edited_message', async (ctx, next) => {
+  const m = ctx.editedMessage
+  const route = await routeOf(ctx, m)
+  if (!route) return next()
+  if (!staffOf(ctx, m)) return
+  // Only messages that were relayed have a copy to edit; a note stays a note.
+  await recordEditedMessage(ctx.deps, ctx.desk, m)
+})
+
+async function command(
+  ctx: BotContext,
+  route: Route,
+  who: Staff,
+  m: Message,
+  cmd: { name: string; args: string },
+): Promise<void> {
+  const { deps, desk } = ctx
+  const c = { id: route.consultation_id, bot_id: route.bot_id, user_id: route.user_id }
+  const reply = (key: string, params: Record<string, string | number> = {}) =>
+    replyInTopic(deps, c, key, params, `desk:cmd:${desk.botId}:${m.message_id}`)
+  const adminOnly = async () => {
+    if (who.role === 'admin') return true
+    await reply('desk-cmd-admins-only')
+    return false
+  }
+  // Commands that change something run once per update, whatever Telegram redelivers.
+  const once = () =>
+    deps.db.transaction().execute((trx) => claimUpdate(trx, desk.botId, ctx.update.update_id))
+
+  switch (cmd.name) {
+    case 'card':
+      await requestCard(deps, c)
+      return
+    case 'note':
+      if (!cmd.args) return reply('desk-cmd-note-usage')
+      if (!(await once())) return
+      await addInternalNote(deps, desk, {
+        consultationId: c.id,
+        actorId: who.id,
+        text: cmd.args,
+        messageId: m.message_id,
+      })
+      return
+    case 'extend': {
+      if (!(await adminOnly())) return
+      const hours = Number(cmd.args.replace(',', '.'))
+      if (!Number.isFinite(hours) || hours <= 0 || hours > 24 * 90) return reply('desk-cmd-extend-usage')
+      const r = await deps.jobs.transaction(deps.db, async (trx, outbox) => {
+        if (!(await claimUpdate(trx, desk.botId, ctx.update.update_id))) return undefined
+        return extendWindow(trx, outbox, desk, {
+          consultationId: c.id,
+          hours,
+          actorId: who.id,
+          actorLabel: who.label,
+          reason: 'admin',
+        })
+      })
+      if (r?.status === 'not-active') await reply('desk-cmd-not-active', { state: r.state })
+      return
+    }
+    case 'close':
+      await replyInTopic(
+        deps,
+        c,
+        'desk-cmd-close-confirm',
+        { id: String(c.id) },
+        `desk:cmd:${desk.botId}:${m.message_id}`,
+        new InlineKeyboard()
+          .text(deps.i18n.t(desk.defaultLanguage, 'desk-cmd-close-yes'), `desk:close:${c.id}:yes`)
+          .text(deps.i18n.t(desk.defaultLanguage, 'desk-cmd-close-no'), `desk:close:${c.id}:no`),
+      )
+      return
+    case 'ban':
+    case 'unban':
+      if (!(await adminOnly())) return
+      if (!(await once())) return
+      await setClientBan(deps, desk, {
+        userId: route.user_id,
+        actorId: who.id,
+        actorLabel: who.label,
+        banned: cmd.name === 'ban',
+        consultationId: c.id,
+      })
+      return
+    default:
+      await reply('desk-cmd-unknown', { prefix: desk.internalNotePrefix })
+  }
+}
+
+group.callbackQuery(/^desk:close:(\d{1,15}):(yes|no)$/, async (ctx) => {
+  const q = ctx.callbackQuery
+  const who = staffOf(ctx, { from: q.from })
+  if (!who) return ctx.answerCallbackQuery({ text: ctx.t('desk-cmd-admins-only'), show_alert: true })
+  if (ctx.match[2] === 'no') return ctx.answerCallbackQuery({ text: ctx.t('desk-cmd-close-cancelled') })
+  const r = await closeEarly(ctx.deps, ctx.desk, {
+    consultationId: Number(ctx.match[1]),
+    actorId: who.id,
+    actorLabel: who.label,
+  })
+  await ctx.answerCallbackQuery(
+    r.status === 'closed' ? {} : { text: ctx.t('desk-cmd-not-active', { state: r.state }), show_alert: true },
+  )
+})

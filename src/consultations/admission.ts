@@ -1,0 +1,373 @@
+import type { Message } from 'grammy/types'
+import type { DeskRuntime } from '../config/load'
+import type { Trx } from '../db/database'
+import type { Deps } from '../deps'
+import type { Outbox } from '../jobs/jobs'
+import type { Refusal as LedgerRefusal } from '../ledger/ledger.model'
+import { LedgerTx } from '../ledger/ledger.service'
+import { APPEALS_UNIT, CONSULTATION_SCOPE } from '../orders/allowances'
+import { clientZone } from '../payments/client-time'
+import { formatHours, formatInstant } from '../payments/format'
+import { type ContentType, contentTypeOf, storedContent } from '../routing/content'
+import { insertNote } from '../routing/delivery'
+import { insertItem, requeueBlocked } from '../routing/messages.repository'
+import { wakeLane } from '../routing/routing.jobs'
+import { notify } from '../telegram/notify'
+import {
+  type AdmissionState,
+  admissionState,
+  clearClientBlocked,
+  type DeskConsultationView,
+  ensureDeskConsultation,
+  insertAppeal,
+  lockClientConsultation,
+} from './desk.repository'
+import { appealDueAt } from './sla'
+
+/**
+ * Admission of a client's message: one short transaction that
+ *   1. locks the client's consultation row (every admission and every change of access takes the same lock),
+ *   2. reads the database clock after the lock is granted (checked_at) with everything else it needs,
+ *   3. admits only if state = active, not revoked, starts_at <= checked_at < access_until, the client is not banned,
+ *   4. opens an appeal if none is open, reserving one unit of the consultation's appeals on the ledger (request id
+ *      derived from the message), or joins the open one,
+ *   5. writes the topic lane's job to the outbox and stores the message (UNIQUE(bot_id, chat_id, message_id), so a
+ *      redelivered update changes nothing) with accepted_at = checked_at.
+ * A refused message is stored too (state refused, with the numbers) and the client is told why, from the same
+ * numbers. No network call happens inside: the copy and every reply leave through the outbox.
+ *
+ * accepted_at is the instant that decides: a message accepted at 17:59 for a window ending 18:00 and copied to the
+ * topic at 18:02 is an accepted question; nothing later re-checks the window.
+ */
+
+export type RefusalReason =
+  | 'no_consultation'
+  | 'not_started'
+  | 'window_closed'
+  | 'closed'
+  | 'no_appeals'
+  | 'refunded'
+  | 'banned'
+  | 'unavailable'
+
+export interface AdmissionRefusal {
+  reason: RefusalReason
+  /** The numbers behind it: window bounds, appeal counts (granted/used/held), as the check saw them. */
+  numbers: Record<string, string | number | boolean | null>
+}
+
+export type AdmissionResult =
+  | {
+      status: 'accepted'
+      consultationId: number
+      itemId: number
+      appealId: number
+      /** True when this message opened the appeal (it reserved a unit and got the receipt text). */
+      openedAppeal: boolean
+      acceptedAt: Date
+    }
+  | { status: 'refused'; consultationId: number | null; refusal: AdmissionRefusal }
+  | { status: 'duplicate' }
+  /** Not something a client asks with (a service message, or a type that cannot be copied). */
+  | { status: 'ignored' }
+
+export interface ClientMessageInput {
+  message: Message
+  /** The client's language as the bot speaks it (refusals and receipts are written in it). */
+  lang: string
+}
+
+/** The appeal's ledger request id: one per message, so a replayed admission replays the ledger's decision too. */
+export function appealRequestId(botId: number, chatId: number, messageId: number): string {
+  return `appeal:${botId}:${chatId}:${messageId}`
+}
+
+/**
+ * An appeal hold lasts until the expert's first answer commits it, which may be days after the window (answers to
+ * accepted questions are owed after it closes); the ledger's sweeper must not expire it before anyone decided.
+ */
+export const APPEAL_HOLD_TTL_SECONDS = 365 * 24 * 3600
+
+class DuplicateMessage extends Error {}
+
+export async function admitClientMessage(
+  deps: Deps,
+  desk: DeskRuntime,
+  input: ClientMessageInput,
+): Promise<AdmissionResult> {
+  const type = contentTypeOf(input.message)
+  if (!type || !input.message.from) return { status: 'ignored' }
+  try {
+    return await deps.jobs.transaction(deps.db, (trx, outbox) =>
+      admit(trx, outbox, deps, desk, input.message, type, input.lang),
+    )
+  } catch (err) {
+    if (err instanceof DuplicateMessage) return { status: 'duplicate' }
+    throw err
+  }
+}
+
+async function admit(
+  trx: Trx,
+  outbox: Outbox,
+  deps: Deps,
+  desk: DeskRuntime,
+  m: Message,
+  type: ContentType,
+  lang: string,
+): Promise<AdmissionResult> {
+  const userId = m.from!.id
+  const c = await lockClientConsultation(trx, desk.botId, userId)
+  if (!c) return refuse(trx, outbox, desk, m, type, lang, null, { reason: 'no_consultation', numbers: {} })
+  const s = await admissionState(trx, {
+    consultationId: c.id,
+    botId: desk.botId,
+    userId,
+    chatId: m.chat.id,
+    messageId: m.message_id,
+  })
+  if (s.duplicate) return { status: 'duplicate' }
+
+  const denied = checkAccess(c, s)
+  if (denied) return refuse(trx, outbox, desk, m, type, lang, c, denied)
+
+  let appealId = s.open_appeal_id
+  let opened: { number: number; dueAt: Date } | undefined
+  if (appealId === null) {
+    const requestId = appealRequestId(desk.botId, m.chat.id, m.message_id)
+    const r = await new LedgerTx(trx, deps.config.ledger.overrunPolicy, APPEAL_HOLD_TTL_SECONDS).reserve({
+      requestId,
+      lines: [{ account: { scope: CONSULTATION_SCOPE, subject: c.id, unit: APPEALS_UNIT }, amount: 1 }],
+      at: s.checked_at,
+      ttlSeconds: APPEAL_HOLD_TTL_SECONDS,
+    })
+    if (!r.admitted) return refuse(trx, outbox, desk, m, type, lang, c, ledgerRefusal(deps, c, r))
+    const dueAt = appealDueAt(desk, s.checked_at, c.sla_minutes)
+    const number = (s.last_appeal_number ?? 0) + 1
+    const appeal = await insertAppeal(trx, {
+      botId: desk.botId,
+      consultationId: c.id,
+      number,
+      requestId,
+      openedByMessageId: m.message_id,
+      acceptedAt: s.checked_at,
+      slaMinutes: c.sla_minutes,
+      dueAt,
+    })
+    appealId = appeal.id
+    opened = { number, dueAt }
+  }
+
+  if (!s.desk_row) await ensureDeskConsultation(trx, c)
+  if (s.client_blocked_at) await clientIsBack(trx, outbox, c)
+
+  // The job before the row: the row's created_at (clock_timestamp) then marks the moment the copy job was written.
+  await wakeLane(outbox, c.id, 'in')
+  const row = await insertItem(trx, {
+    bot_id: desk.botId,
+    consultation_id: c.id,
+    direction: 'in',
+    kind: 'copy',
+    chat_id: m.chat.id,
+    message_id: m.message_id,
+    from_id: userId,
+    media_group_id: m.media_group_id ?? null,
+    reply_to_message_id: m.reply_to_message?.message_id ?? null,
+    appeal_id: appealId,
+    content_type: type,
+    content: JSON.stringify(storedContent(m)),
+    state: 'pending',
+    accepted_at: s.checked_at,
+  })
+  // Another instance stored the same message first (the lock makes this nearly impossible): undo everything.
+  if (!row) throw new DuplicateMessage()
+
+  if (opened) {
+    const zone = await clientZone(trx, desk, userId)
+    await notify(outbox, {
+      botId: desk.botId,
+      chatId: userId,
+      lang,
+      key: 'desk-receipt',
+      params: {
+        number: opened.number,
+        accepted: formatInstant(s.checked_at, zone, lang),
+        due: formatInstant(opened.dueAt, zone, lang),
+        sla: formatHours(c.sla_minutes, lang),
+      },
+      dedupeKey: `desk:appeal:${appealId}:receipt`,
+    })
+  }
+  return {
+    status: 'accepted',
+    consultationId: c.id,
+    itemId: row.id,
+    appealId,
+    openedAppeal: opened !== undefined,
+    acceptedAt: s.checked_at,
+  }
+}
+
+/** The access rule of seed 004, on the locked row and the database clock. */
+function checkAccess(c: DeskConsultationView, s: AdmissionState): AdmissionRefusal | undefined {
+  const at = s.checked_at
+  const window = {
+    checkedAt: at.toISOString(),
+    startsAt: c.starts_at?.toISOString() ?? null,
+    accessUntil: c.access_until?.toISOString() ?? null,
+  }
+  if (s.banned) return { reason: 'banned', numbers: window }
+  if (c.state === 'revoked' || c.revoked_at) return { reason: 'refunded', numbers: window }
+  if (c.state === 'closed')
+    return {
+      reason: 'closed',
+      numbers: {
+        ...window,
+        closedAt: (c.closed_at ?? c.access_until)?.toISOString() ?? null,
+        openAppeal: s.open_appeal_id !== null,
+      },
+    }
+  if (c.state === 'waiting' || !c.starts_at || !c.access_until || at < c.starts_at)
+    return {
+      reason: 'not_started',
+      numbers: {
+        ...window,
+        startsAt: (c.starts_at ?? c.slot_start)?.toISOString() ?? null,
+        startMode: c.start_mode,
+        needsStartDate: c.needs_start_date,
+      },
+    }
+  if (at >= c.access_until)
+    return { reason: 'window_closed', numbers: { ...window, openAppeal: s.open_appeal_id !== null } }
+  return undefined
+}
+
+/** The ledger's refusal as the client sees it: the same granted/used/held numbers the decision was made on. */
+function ledgerRefusal(deps: Deps, c: DeskConsultationView, r: LedgerRefusal): AdmissionRefusal {
+  const a = r.account
+  if ((r.reason === 'exhausted' || r.reason === 'held_by_active') && a)
+    return {
+      reason: 'no_appeals',
+      numbers: {
+        granted: a.granted,
+        used: a.used,
+        held: a.reserved,
+        left: Math.max(0, a.granted - a.reserved - a.used),
+        ledgerReason: r.reason,
+      },
+    }
+  // No account or an inactive one while the window is open: the grants are out of step with the window. Fail
+  // closed and say so in the log; the client is told nothing was counted.
+  deps.log.warn(
+    { consultation: c.id, reason: r.reason, detail: r.detail },
+    'appeal reserve refused unexpectedly',
+  )
+  return { reason: 'unavailable', numbers: { ledgerReason: r.reason } }
+}
+
+/**
+ * A refused message: stored with its reason and numbers (the same message redelivered stays refused once) and the
+ * client told why, in their language and time zone.
+ */
+async function refuse(
+  trx: Trx,
+  outbox: Outbox,
+  desk: DeskRuntime,
+  m: Message,
+  type: ContentType,
+  lang: string,
+  c: DeskConsultationView | null,
+  refusal: AdmissionRefusal,
+): Promise<AdmissionResult> {
+  const row = await insertItem(trx, {
+    bot_id: desk.botId,
+    consultation_id: c?.id ?? null,
+    direction: 'in',
+    kind: 'copy',
+    chat_id: m.chat.id,
+    message_id: m.message_id,
+    from_id: m.from!.id,
+    media_group_id: m.media_group_id ?? null,
+    reply_to_message_id: null,
+    appeal_id: null,
+    content_type: type,
+    content: JSON.stringify(storedContent(m)),
+    state: 'refused',
+    refusal: JSON.stringify(refusal),
+  })
+  if (!row) return { status: 'duplicate' }
+  const zone = await clientZone(trx, desk, m.from!.id)
+  const text = refusalText(c, refusal, zone, lang)
+  await notify(outbox, {
+    botId: desk.botId,
+    chatId: m.chat.id,
+    lang,
+    key: text.key,
+    params: text.params,
+    ...(text.more ? { more: text.more } : {}),
+    dedupeKey: `desk:refused:${desk.botId}:${m.chat.id}:${m.message_id}`,
+  })
+  return { status: 'refused', consultationId: c?.id ?? null, refusal }
+}
+
+/** The locale key and parameters of a refusal, built from the refusal's own numbers. */
+export function refusalText(
+  c: Pick<DeskConsultationView, 'start_mode' | 'needs_start_date'> | null,
+  r: AdmissionRefusal,
+  zone: string,
+  lang: string,
+): { key: string; params: Record<string, string | number>; more?: { key: string }[] } {
+  const n = r.numbers
+  const when = (iso: unknown) => (typeof iso === 'string' ? formatInstant(new Date(iso), zone, lang) : '—')
+  switch (r.reason) {
+    case 'not_started':
+      if (typeof n.startsAt === 'string')
+        return { key: 'desk-refused-not-started', params: { start: when(n.startsAt) } }
+      if (c?.start_mode === 'on_request' && !c.needs_start_date)
+        return { key: 'desk-refused-not-started-on-request', params: {} }
+      return { key: 'desk-refused-not-started-no-date', params: {} }
+    case 'window_closed':
+      return {
+        key: 'desk-refused-window-closed',
+        params: { end: when(n.accessUntil) },
+        ...(n.openAppeal ? { more: [{ key: 'desk-refused-window-closed-open' }] } : {}),
+      }
+    case 'closed':
+      return {
+        key: 'desk-refused-closed',
+        params: { end: when(n.closedAt) },
+        ...(n.openAppeal ? { more: [{ key: 'desk-refused-window-closed-open' }] } : {}),
+      }
+    case 'no_appeals':
+      return {
+        key: 'desk-refused-no-appeals',
+        params: { left: Number(n.left), total: Number(n.granted), held: Number(n.held) },
+      }
+    case 'refunded':
+      return { key: 'desk-refused-refunded', params: {} }
+    case 'banned':
+      return { key: 'desk-refused-banned', params: {} }
+    case 'no_consultation':
+      return { key: 'desk-refused-no-consultation', params: {} }
+    default:
+      return { key: 'desk-refused-unavailable', params: {} }
+  }
+}
+
+/** The client wrote after blocking the bot: clear the mark and send what could not be delivered. */
+async function clientIsBack(trx: Trx, outbox: Outbox, c: DeskConsultationView): Promise<void> {
+  await clearClientBlocked(trx, c.id)
+  const again = await requeueBlocked(trx, c.id)
+  if (again.length === 0) return
+  await wakeLane(outbox, c.id, 'out')
+  await insertNote(
+    trx,
+    c,
+    'in',
+    'desk-note-client-back',
+    { count: again.length },
+    `desk:note:back:${c.id}:${again[0]!.id}`,
+  )
+}
+
+export type { ContentType }

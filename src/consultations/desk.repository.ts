@@ -1,0 +1,264 @@
+import { type Selectable, sql } from 'kysely'
+import type { Db, Trx } from '../db/database'
+import type { DeskConsultationTables } from './desk.tables'
+
+/** All Kysely code for the desk's side of consultations: the admission reads, desk_consultation, appeals. */
+
+export type Appeal = Selectable<DeskConsultationTables['desk_appeal']>
+export type DeskConsultation = Selectable<DeskConsultationTables['desk_consultation']>
+type Q = Db | Trx
+
+/** A consultation with the order fields the desk needs (tariff snapshot). */
+export interface DeskConsultationView {
+  id: number
+  bot_id: number
+  user_id: number
+  order_id: number
+  state: 'waiting' | 'active' | 'closed' | 'revoked'
+  starts_at: Date | null
+  access_until: Date | null
+  closed_at: Date | null
+  revoked_at: Date | null
+  refund_policy: 'deliver' | 'stop' | null
+  sla_minutes: number
+  appeals: number
+  title: string
+  tariff_code: string
+  price_stars: number
+  start_mode: 'immediate' | 'scheduled' | 'on_request'
+  slot_start: Date | null
+  needs_start_date: boolean
+  lang: string
+}
+
+const VIEW_COLUMNS = sql`c.id, c.bot_id, c.user_id, c.order_id, c.state, c.starts_at, c.access_until, c.closed_at,
+  c.revoked_at, c.refund_policy, o.sla_minutes, o.appeals, o.title, o.tariff_code, o.price_stars, o.start_mode,
+  o.slot_start, o.needs_start_date, o.lang`
+
+/**
+ * Locks the consultation a client's message is about and returns it with its tariff snapshot. One active
+ * consultation per client is the rule; should there be several, the one whose window holds now() wins, then the
+ * newest. Without an active one, the newest says why the message is refused (waiting, closed, refunded).
+ */
+export async function lockClientConsultation(
+  trx: Trx,
+  botId: number,
+  userId: number,
+): Promise<DeskConsultationView | undefined> {
+  const r = await sql<DeskConsultationView>`
+    select ${VIEW_COLUMNS}
+      from consultation c join orders o on o.id = c.order_id
+      where c.bot_id = ${botId} and c.user_id = ${userId}
+      order by (c.state = 'active') desc,
+        (c.state = 'active' and c.starts_at <= now() and now() < c.access_until) desc,
+        c.created_at desc
+      limit 1
+      for update of c`.execute(trx)
+  return r.rows[0]
+}
+
+/** Locks a consultation by id (same order of locks as the admission: the consultation row only). */
+export async function lockConsultationView(trx: Trx, consultationId: number) {
+  const r = await sql<DeskConsultationView>`
+    select ${VIEW_COLUMNS}
+      from consultation c join orders o on o.id = c.order_id
+      where c.id = ${consultationId}
+      for update of c`.execute(trx)
+  return r.rows[0]
+}
+
+export async function consultationView(q: Q, consultationId: number) {
+  const r = await sql<DeskConsultationView>`
+    select ${VIEW_COLUMNS} from consultation c join orders o on o.id = c.order_id where c.id = ${consultationId}`.execute(
+    q,
+  )
+  return r.rows[0]
+}
+
+export interface AdmissionState {
+  /** The database clock after the consultation lock was granted: the instant the admission is judged at. */
+  checked_at: Date
+  banned: boolean
+  open_appeal_id: number | null
+  last_appeal_number: number | null
+  desk_row: boolean
+  client_blocked_at: Date | null
+  duplicate: boolean
+}
+
+/**
+ * Everything the admission reads after taking the lock, in one round trip. clock_timestamp(), not now(): now() is
+ * the transaction's start, which may be before the lock wait; the check must use the time the lock was held.
+ */
+export async function admissionState(
+  trx: Trx,
+  a: { consultationId: number; botId: number; userId: number; chatId: number; messageId: number },
+): Promise<AdmissionState> {
+  const r = await sql<AdmissionState>`
+    select clock_timestamp() as checked_at,
+      coalesce((select banned_at is not null from client where bot_id = ${a.botId} and user_id = ${a.userId}),
+        false) as banned,
+      (select id from desk_appeal where consultation_id = ${a.consultationId} and state = 'open') as open_appeal_id,
+      (select max(number) from desk_appeal where consultation_id = ${a.consultationId}) as last_appeal_number,
+      dc.consultation_id is not null as desk_row,
+      dc.client_blocked_at,
+      exists (select 1 from desk_message
+        where bot_id = ${a.botId} and chat_id = ${a.chatId} and message_id = ${a.messageId}) as duplicate
+    from (select 1) one
+      left join desk_consultation dc on dc.consultation_id = ${a.consultationId}`.execute(trx)
+  return r.rows[0]!
+}
+
+/** The database clock, for checks that must use the instant after a lock was granted. */
+export async function clockNow(q: Q): Promise<Date> {
+  const r = await sql<{ now: Date }>`select clock_timestamp() as now`.execute(q)
+  return r.rows[0]!.now
+}
+
+export async function ensureDeskConsultation(
+  q: Q,
+  c: { id: number; bot_id: number; user_id: number },
+  topicWanted = false,
+): Promise<void> {
+  await q
+    .insertInto('desk_consultation')
+    .values({ consultation_id: c.id, bot_id: c.bot_id, user_id: c.user_id, topic_wanted: topicWanted })
+    .onConflict((oc) =>
+      topicWanted ? oc.column('consultation_id').doUpdateSet({ topic_wanted: true }) : oc.doNothing(),
+    )
+    .execute()
+}
+
+export function findDeskConsultation(q: Q, consultationId: number) {
+  return q
+    .selectFrom('desk_consultation')
+    .selectAll()
+    .where('consultation_id', '=', consultationId)
+    .executeTakeFirst()
+}
+
+export async function setDeskFlags(
+  q: Q,
+  consultationId: number,
+  set: Partial<Pick<DeskConsultation, 'card_dirty' | 'title_dirty' | 'topic_wanted'>>,
+): Promise<void> {
+  await q.updateTable('desk_consultation').set(set).where('consultation_id', '=', consultationId).execute()
+}
+
+/**
+ * Clears a work flag before the work is done (and the lane sets it again if the work fails), so a request that
+ * arrives while the work runs sets it anew and is not lost.
+ */
+export async function clearDeskFlag(q: Q, consultationId: number, flag: 'card_dirty' | 'title_dirty') {
+  await q
+    .updateTable('desk_consultation')
+    .set({ [flag]: false })
+    .where('consultation_id', '=', consultationId)
+    .execute()
+}
+
+export async function countTopicCreated(q: Q, consultationId: number): Promise<number> {
+  const r = await q
+    .updateTable('desk_consultation')
+    .set({ topics_created: sql`topics_created + 1` })
+    .where('consultation_id', '=', consultationId)
+    .returning('topics_created')
+    .executeTakeFirst()
+  return r?.topics_created ?? 1
+}
+
+/** Records a 403 once; true when this call recorded it (the staff are told only then). */
+export async function markClientBlocked(q: Q, consultationId: number): Promise<Date | undefined> {
+  const r = await q
+    .updateTable('desk_consultation')
+    .set({ client_blocked_at: sql`now()` })
+    .where('consultation_id', '=', consultationId)
+    .where('client_blocked_at', 'is', null)
+    .returning('client_blocked_at')
+    .executeTakeFirst()
+  return r?.client_blocked_at ?? undefined
+}
+
+export async function clearClientBlocked(trx: Trx, consultationId: number): Promise<void> {
+  await trx
+    .updateTable('desk_consultation')
+    .set({ client_blocked_at: null })
+    .where('consultation_id', '=', consultationId)
+    .execute()
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Appeals
+
+export async function insertAppeal(
+  trx: Trx,
+  a: {
+    botId: number
+    consultationId: number
+    number: number
+    requestId: string
+    openedByMessageId: number
+    acceptedAt: Date
+    slaMinutes: number
+    dueAt: Date
+  },
+): Promise<Appeal> {
+  return trx
+    .insertInto('desk_appeal')
+    .values({
+      bot_id: a.botId,
+      consultation_id: a.consultationId,
+      number: a.number,
+      request_id: a.requestId,
+      opened_by_message_id: a.openedByMessageId,
+      accepted_at: a.acceptedAt,
+      sla_minutes: a.slaMinutes,
+      due_at: a.dueAt,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow()
+}
+
+export function openAppeal(q: Q, consultationId: number) {
+  return q
+    .selectFrom('desk_appeal')
+    .selectAll()
+    .where('consultation_id', '=', consultationId)
+    .where('state', '=', 'open')
+    .executeTakeFirst()
+}
+
+export function listAppeals(q: Q, consultationId: number) {
+  return q
+    .selectFrom('desk_appeal')
+    .selectAll()
+    .where('consultation_id', '=', consultationId)
+    .orderBy('number')
+    .execute()
+}
+
+export async function answerAppeal(
+  trx: Trx,
+  id: number,
+  a: {
+    at: Date
+    by: number
+    businessMinutes: number
+    inTime: boolean
+    ledgerOutcome: string
+  },
+): Promise<void> {
+  await trx
+    .updateTable('desk_appeal')
+    .set({
+      state: 'answered',
+      first_response_at: a.at,
+      answered_by: a.by,
+      response_business_minutes: a.businessMinutes,
+      in_time: a.inTime,
+      ledger_outcome: a.ledgerOutcome,
+    })
+    .where('id', '=', id)
+    .where('state', '=', 'open')
+    .execute()
+}

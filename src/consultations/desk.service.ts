@@ -1,0 +1,349 @@
+import type { InlineKeyboardMarkup } from 'grammy/types'
+import { sql } from 'kysely'
+import { audit } from '../audit/audit'
+import type { DeskRuntime } from '../config/load'
+import type { Db, Trx } from '../db/database'
+import type { Deps } from '../deps'
+import type { Outbox } from '../jobs/jobs'
+import { CONSULTATION_SCOPE } from '../orders/allowances'
+import { canTransition, lockOrder, moveOrder } from '../orders/order-state'
+import { clientZone } from '../payments/client-time'
+import { formatInstant } from '../payments/format'
+import { insertNote } from '../routing/delivery'
+import { activeRoute, findRouteByThread } from '../routing/routes.repository'
+import { wakeLane } from '../routing/routing.jobs'
+import { notify } from '../telegram/notify'
+import { ensureDeskConsultation, lockConsultationView, openAppeal, setDeskFlags } from './desk.repository'
+
+/**
+ * The desk's service API: what staff commands do, and what the SLA, lifecycle and drafting code calls. Everything
+ * that changes a consultation locks it (order row first where the order changes too, the order every writer uses);
+ * everything that reaches Telegram goes through a lane or the notify outbox.
+ */
+
+// -------------------------------------------------------------------------------------------------------------
+// Looking things up
+
+/** The consultation a forum topic belongs to (also a topic that was since replaced), or undefined. */
+export async function consultationOfTopic(
+  q: Db | Trx,
+  botId: number,
+  supportChatId: number,
+  threadId: number,
+) {
+  return findRouteByThread(q, botId, supportChatId, threadId)
+}
+
+/** Where the consultation's topic is now (undefined until the topic lane has created it). */
+export function topicOf(q: Db | Trx, consultationId: number) {
+  return activeRoute(q, consultationId)
+}
+
+export { openAppeal }
+
+export async function isClientBanned(q: Db | Trx, botId: number, userId: number): Promise<boolean> {
+  const r = await q
+    .selectFrom('client')
+    .select('banned_at')
+    .where('bot_id', '=', botId)
+    .where('user_id', '=', userId)
+    .executeTakeFirst()
+  return Boolean(r?.banned_at)
+}
+
+// -------------------------------------------------------------------------------------------------------------
+// Writing into a topic
+
+/**
+ * Posts a text into the consultation's topic, after everything already queued there, once per dedupe key (e.g.
+ * `sla:reminder:<appeal id>`). It survives the topic being deleted (it goes to the recreated one). `key` is a
+ * locale key rendered in the desk's language when sent; `markup` an optional inline keyboard.
+ */
+export async function postToTopic(
+  trx: Trx,
+  outbox: Outbox,
+  n: {
+    consultationId: number
+    botId: number
+    key: string
+    params?: Record<string, string | number>
+    dedupeKey: string
+    markup?: InlineKeyboardMarkup
+  },
+): Promise<boolean> {
+  const added = await insertNote(
+    trx,
+    { id: n.consultationId, bot_id: n.botId },
+    'in',
+    n.key,
+    n.params ?? {},
+    n.dedupeKey,
+    n.markup,
+  )
+  if (added) await wakeLane(outbox, n.consultationId, 'in')
+  return added
+}
+
+/**
+ * Re-render the topic's name (status icon, breach mark) and/or its pinned card, e.g. after a state change or a
+ * breach. Cheap to call: the lane renames only when the name changed, and every rename counts against the group's
+ * 20 messages a minute.
+ */
+export async function refreshTopic(
+  trx: Trx,
+  outbox: Outbox,
+  c: { id: number; bot_id: number; user_id: number },
+  what: { title?: boolean; card?: boolean } = { title: true, card: true },
+): Promise<void> {
+  await ensureDeskConsultation(trx, c)
+  await setDeskFlags(trx, c.id, {
+    ...(what.title ? { title_dirty: true } : {}),
+    ...(what.card ? { card_dirty: true } : {}),
+  })
+  await wakeLane(outbox, c.id, 'in')
+}
+
+// -------------------------------------------------------------------------------------------------------------
+// Staff actions
+
+export type ExtendResult =
+  | { status: 'extended'; accessUntil: Date; previous: Date }
+  | { status: 'not-active'; state: string }
+
+/**
+ * Extends an active consultation's window by `hours` (an admin's /extend, or a breach policy): access_until and the
+ * period of the consultation's ledger accounts move together, audited, the client and the topic are told.
+ * Idempotency is the caller's (a breach policy applies once per appeal by its own key).
+ */
+export async function extendWindow(
+  trx: Trx,
+  outbox: Outbox,
+  desk: DeskRuntime,
+  input: {
+    consultationId: number
+    hours: number
+    actorId: number | null
+    /** How the topic names who did it (a staff member's name); default: their id. */
+    actorLabel?: string
+    reason: string
+  },
+): Promise<ExtendResult> {
+  const head = await trx
+    .selectFrom('consultation')
+    .select('order_id')
+    .where('id', '=', input.consultationId)
+    .executeTakeFirst()
+  if (!head) return { status: 'not-active', state: 'unknown' }
+  await lockOrder(trx, head.order_id)
+  const c = await lockConsultationView(trx, input.consultationId)
+  if (c?.state !== 'active' || !c.access_until || !c.starts_at)
+    return { status: 'not-active', state: c?.state ?? 'unknown' }
+  const previous = c.access_until
+  const until = new Date(previous.getTime() + Math.round(input.hours * 3_600_000))
+  await trx
+    .updateTable('consultation')
+    .set({ access_until: until, updated_at: sql`now()` })
+    .where('id', '=', c.id)
+    .execute()
+  // The window's ledger accounts (appeals, drafts) have the window as their period: it moves with the window, or
+  // an admission after the old end would find no account for the instant.
+  await trx
+    .updateTable('ledger_account')
+    .set({ period_end: until })
+    .where('scope', '=', CONSULTATION_SCOPE)
+    .where('subject', '=', String(c.id))
+    .where('period_start', '=', c.starts_at)
+    .execute()
+  await audit(trx, {
+    botId: desk.botId,
+    actorId: input.actorId,
+    action: 'consultation.extended',
+    subjectType: 'consultation',
+    subjectId: c.id,
+    details: {
+      hours: input.hours,
+      reason: input.reason,
+      from: previous.toISOString(),
+      to: until.toISOString(),
+    },
+  })
+  const zone = await clientZone(trx, desk, c.user_id)
+  await notify(outbox, {
+    botId: desk.botId,
+    chatId: c.user_id,
+    lang: c.lang,
+    key: 'desk-window-extended',
+    params: { hours: input.hours, end: formatInstant(until, zone, c.lang) },
+    dedupeKey: `desk:extended:${c.id}:${until.getTime()}`,
+  })
+  await postToTopic(trx, outbox, {
+    consultationId: c.id,
+    botId: desk.botId,
+    key: 'desk-cmd-extended',
+    params: {
+      by: input.actorLabel ?? actorName(input.actorId),
+      hours: input.hours,
+      end: formatInstant(until, desk.schedule.timezone, desk.defaultLanguage),
+    },
+    dedupeKey: `desk:note:extended:${c.id}:${until.getTime()}`,
+  })
+  await setDeskFlags(trx, c.id, { card_dirty: true })
+  return { status: 'extended', accessUntil: until, previous }
+}
+
+export type CloseResult = { status: 'closed' } | { status: 'not-active'; state: string }
+
+/**
+ * Ends an active consultation now (/close after confirmation): no new questions; accepted ones are still answered
+ * and delivered. The order moves to closed; audited; the client and the topic are told.
+ */
+export async function closeEarly(
+  deps: Deps,
+  desk: DeskRuntime,
+  input: { consultationId: number; actorId: number; actorLabel?: string },
+): Promise<CloseResult> {
+  return deps.jobs.transaction(deps.db, async (trx, outbox) => {
+    const head = await trx
+      .selectFrom('consultation')
+      .select('order_id')
+      .where('id', '=', input.consultationId)
+      .executeTakeFirst()
+    if (!head) return { status: 'not-active', state: 'unknown' }
+    const order = await lockOrder(trx, head.order_id)
+    const c = await lockConsultationView(trx, input.consultationId)
+    if (!c || !order || c.state !== 'active') return { status: 'not-active', state: c?.state ?? 'unknown' }
+    await trx
+      .updateTable('consultation')
+      .set({ state: 'closed', closed_at: sql`now()`, updated_at: sql`now()` })
+      .where('id', '=', c.id)
+      .execute()
+    if (canTransition(order.state, 'closed')) await moveOrder(trx, order, 'closed')
+    const open = await openAppeal(trx, c.id)
+    await audit(trx, {
+      botId: desk.botId,
+      actorId: input.actorId,
+      action: 'consultation.closed_early',
+      subjectType: 'consultation',
+      subjectId: c.id,
+      details: { accessUntil: c.access_until?.toISOString() ?? null, openAppeal: open?.number ?? null },
+    })
+    await notify(outbox, {
+      botId: desk.botId,
+      chatId: c.user_id,
+      lang: c.lang,
+      key: 'desk-closed-early',
+      dedupeKey: `desk:closed-early:${c.id}`,
+    })
+    await postToTopic(trx, outbox, {
+      consultationId: c.id,
+      botId: desk.botId,
+      key: 'desk-cmd-closed',
+      params: { by: input.actorLabel ?? actorName(input.actorId) },
+      dedupeKey: `desk:note:closed-early:${c.id}`,
+    })
+    await refreshTopic(trx, outbox, c)
+    return { status: 'closed' }
+  })
+}
+
+/** Bans or unbans a client of the desk (audited): a banned client's messages are refused and not relayed. */
+export async function setClientBan(
+  deps: Deps,
+  desk: DeskRuntime,
+  input: { userId: number; actorId: number; actorLabel?: string; banned: boolean; consultationId?: number },
+): Promise<boolean> {
+  return deps.jobs.transaction(deps.db, async (trx, outbox) => {
+    const r = await trx
+      .updateTable('client')
+      .set(
+        input.banned
+          ? { banned_at: sql`now()`, banned_by: input.actorId, updated_at: sql`now()` }
+          : { banned_at: null, banned_by: null, updated_at: sql`now()` },
+      )
+      .where('bot_id', '=', desk.botId)
+      .where('user_id', '=', input.userId)
+      .where('banned_at', input.banned ? 'is' : 'is not', null)
+      .returning(['user_id'])
+      .executeTakeFirst()
+    if (!r) return false
+    await audit(trx, {
+      botId: desk.botId,
+      actorId: input.actorId,
+      action: input.banned ? 'client.banned' : 'client.unbanned',
+      subjectType: 'client',
+      subjectId: input.userId,
+      details: { consultationId: input.consultationId ?? null },
+    })
+    if (input.consultationId) {
+      const at = Date.now()
+      await postToTopic(trx, outbox, {
+        consultationId: input.consultationId,
+        botId: desk.botId,
+        key: input.banned ? 'desk-cmd-banned' : 'desk-cmd-unbanned',
+        params: { by: input.actorLabel ?? actorName(input.actorId) },
+        dedupeKey: `desk:note:ban:${input.consultationId}:${input.banned}:${at}`,
+      })
+      await setDeskFlags(trx, input.consultationId, { card_dirty: true })
+    }
+    return true
+  })
+}
+
+/** An internal note on the consultation (/note): kept in the audit log, never sent to the client. */
+export async function addInternalNote(
+  deps: Deps,
+  desk: DeskRuntime,
+  input: { consultationId: number; actorId: number; text: string; messageId: number },
+): Promise<void> {
+  await deps.jobs.transaction(deps.db, async (trx, outbox) => {
+    await audit(trx, {
+      botId: desk.botId,
+      actorId: input.actorId,
+      action: 'consultation.note',
+      subjectType: 'consultation',
+      subjectId: input.consultationId,
+      details: { text: input.text, messageId: input.messageId },
+    })
+    await postToTopic(trx, outbox, {
+      consultationId: input.consultationId,
+      botId: desk.botId,
+      key: 'desk-cmd-note-saved',
+      dedupeKey: `desk:note:note-saved:${desk.botId}:${input.messageId}`,
+    })
+  })
+}
+
+/** /card: re-render the pinned card. */
+export async function requestCard(
+  deps: Deps,
+  c: { id: number; bot_id: number; user_id: number },
+): Promise<void> {
+  await deps.jobs.transaction(deps.db, (trx, outbox) => refreshTopic(trx, outbox, c, { card: true }))
+}
+
+/** A reply in the topic from the bot, through the lane (e.g. a command's usage or refusal), once per message. */
+export async function replyInTopic(
+  deps: Deps,
+  c: { id: number; bot_id: number },
+  key: string,
+  params: Record<string, string | number>,
+  dedupeKey: string,
+  markup?: InlineKeyboardMarkup,
+): Promise<void> {
+  await deps.jobs.transaction(deps.db, (trx, outbox) =>
+    postToTopic(trx, outbox, {
+      consultationId: c.id,
+      botId: c.bot_id,
+      key,
+      params,
+      dedupeKey,
+      ...(markup ? { markup } : {}),
+    }),
+  )
+}
+
+/** How an actor is named in topic notes: their Telegram id (a tg://user link needs no name we may not have). */
+function actorName(id: number | null): string {
+  if (id === null) return 'system'
+  return id < 0 ? 'anonymous admin' : `id ${id}`
+}

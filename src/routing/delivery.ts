@@ -1,0 +1,609 @@
+import { randomUUID } from 'node:crypto'
+import { type Api, GrammyError } from 'grammy'
+import type { InlineKeyboardMarkup, MessageEntity, ReplyParameters } from 'grammy/types'
+import { markBlocked } from '../clients/clients.repository'
+import type { DeskRuntime } from '../config/load'
+import {
+  clearDeskFlag,
+  consultationView,
+  type DeskConsultationView,
+  findDeskConsultation,
+  markClientBlocked,
+  setDeskFlags,
+} from '../consultations/desk.repository'
+import type { Deps } from '../deps'
+import { errorSummary } from '../jobs/jobs'
+import { notify } from '../telegram/notify'
+import {
+  isBlocked,
+  isEditSettled,
+  isTopicClosed,
+  isTopicUnusable,
+  isUncopyable,
+  retryAfterSeconds,
+  shortError,
+} from './errors'
+import { claimLane, releaseLane } from './lanes'
+import {
+  correspondingMessage,
+  type Item,
+  insertItemOnce,
+  laneHasItems,
+  markItems,
+  markPendingOutBlocked,
+  markReacted,
+  markSent,
+  pendingAlbum,
+  pendingEdits,
+  pendingItems,
+  setMirrorVersion,
+  unreacted,
+} from './messages.repository'
+import { activeRoute, type Route } from './routes.repository'
+import { wakeLane, wakeLaneLater } from './routing.jobs'
+import type { Direction } from './routing.tables'
+import { createTopic, postCard, postSummary, refreshCard, refreshTitle, retireTopic } from './topics'
+
+/**
+ * The lanes: the only code that sends a consultation's items to Telegram.
+ *
+ * runLane takes the consultation's lease for one direction and drains: pending items in admission order (an album
+ * waits until its parts have stopped arriving, then goes as one copyMessages call), then edits, receipts, card and
+ * title. Every Telegram result is recorded in desk_message right after the call, before the job can complete, so a
+ * retried job does not send an item twice. (A crash between Telegram's answer and that write is the one window in
+ * which an item can be sent twice; Telegram offers no way to ask whether a call happened, and a duplicate copy is
+ * the better failure than a lost question.)
+ *
+ * Failures by kind:
+ * - the topic is deleted/closed/archived: reopen (closed) or recreate it with card and summary, move the route,
+ *   send the same item again;
+ * - the message cannot be copied: the item fails, the sender is told, the lane goes on;
+ * - 403 from the client: recorded once on the consultation, the staff are told once, pending items to the client
+ *   are parked as blocked (re-queued when the client writes again) - no retry loop;
+ * - 429 beyond what auto-retry waits in-process: the lane re-enqueues itself after retry_after;
+ * - the same item refused three times with another 400: it fails with a note (a poison item must not block the
+ *   consultation forever);
+ * - anything else (network, 5xx): the job fails and pg-boss retries; the item stays first in line.
+ */
+
+/** How long an album must have had no new part before it is copied (parts arrive as separate updates). */
+export const ALBUM_QUIET_MS = 1500
+/** Telegram's album limit: ten parts means it is complete. */
+const ALBUM_MAX = 10
+const MAX_ITEMS_PER_ROUND = 50
+const MAX_ROUND_MS = 45_000
+const MAX_ROUNDS = 3
+/** A live holder renews its lease this often (LEASE_SECONDS is the deadline). */
+const HEARTBEAT_MS = 20_000
+const MAX_BAD_REQUESTS = 3
+const MAX_TOPIC_RECOVERIES = 3
+export const RECEIPT_REACTION = '👀'
+
+type Outcome = { kind: 'done' } | { kind: 'defer'; seconds: number }
+const DONE: Outcome = { kind: 'done' }
+
+/** The lease with a heartbeat: lost = another worker may have the lane now, so stop before the next send. */
+class Lease {
+  private timer: ReturnType<typeof setInterval> | undefined
+  lost = false
+  constructor(
+    private readonly deps: Deps,
+    readonly consultationId: number,
+    readonly dir: Direction,
+    readonly token = randomUUID(),
+  ) {}
+
+  claim(): Promise<boolean> {
+    return claimLane(this.deps.db, this.consultationId, this.dir, this.token)
+  }
+
+  start(): void {
+    this.timer = setInterval(() => {
+      claimLane(this.deps.db, this.consultationId, this.dir, this.token)
+        .then((ok) => {
+          if (!ok) this.lost = true
+        })
+        .catch(() => {})
+    }, HEARTBEAT_MS)
+    this.timer.unref()
+  }
+
+  async release(): Promise<void> {
+    if (this.timer) clearInterval(this.timer)
+    this.timer = undefined
+    await releaseLane(this.deps.db, this.consultationId, this.dir, this.token)
+  }
+
+  check(): void {
+    if (this.lost) throw new Error(`lane ${this.dir} of consultation ${this.consultationId}: lease lost`)
+  }
+}
+
+/**
+ * Drains one consultation's lane. Returns quietly when another worker holds the lane: that holder checks for new
+ * work after releasing it, so nothing committed before this call is left behind.
+ */
+export async function runLane(deps: Deps, consultationId: number, dir: Direction): Promise<void> {
+  const lease = new Lease(deps, consultationId, dir)
+  for (let round = 0; round < MAX_ROUNDS; round++) {
+    if (!(await lease.claim())) return
+    lease.start()
+    let outcome: Outcome
+    try {
+      outcome = await drain(deps, consultationId, dir, lease)
+    } finally {
+      await lease.release().catch((e) => deps.log.warn({ err: errorSummary(e) }, 'lane release failed'))
+    }
+    if (outcome.kind === 'defer') {
+      await wakeLaneLater(deps.jobs, deps.db, consultationId, dir, outcome.seconds)
+      return
+    }
+    // Released first, checked second: work committed while we held the lane is seen here.
+    if (!(await laneHasWork(deps, consultationId, dir))) return
+  }
+  // Still busy after a few rounds: give other consultations' jobs a turn.
+  await wakeLaneLater(deps.jobs, deps.db, consultationId, dir)
+}
+
+export async function laneHasWork(deps: Deps, consultationId: number, dir: Direction): Promise<boolean> {
+  if (await laneHasItems(deps.db, consultationId, dir)) return true
+  if (dir === 'out') return false
+  const dc = await findDeskConsultation(deps.db, consultationId)
+  if (!dc) return false
+  if (dc.card_dirty || dc.title_dirty) return true
+  const route = await activeRoute(deps.db, consultationId)
+  if (route) return route.card_message_id === null || route.summary_pending
+  if (!dc.topic_wanted) return false
+  const v = await consultationView(deps.db, consultationId)
+  return v?.state === 'active'
+}
+
+async function drain(deps: Deps, consultationId: number, dir: Direction, lease: Lease): Promise<Outcome> {
+  const v = await consultationView(deps.db, consultationId)
+  if (!v) return DONE
+  const lane = new LaneRun(deps, deps.desk(v.bot_id), deps.api(v.bot_id), v, dir, lease)
+  return lane.drain()
+}
+
+class LaneRun {
+  private route: Route | undefined
+  private recoveries = 0
+
+  constructor(
+    private readonly deps: Deps,
+    private readonly desk: DeskRuntime,
+    private readonly api: Api,
+    private readonly v: DeskConsultationView,
+    private readonly dir: Direction,
+    private readonly lease: Lease,
+  ) {}
+
+  private get db() {
+    return this.deps.db
+  }
+
+  async drain(): Promise<Outcome> {
+    const dc = await findDeskConsultation(this.db, this.v.id)
+    if (!dc) return DONE
+    if (this.dir === 'in' && dc.topic_wanted && this.v.state === 'active')
+      await this.withTopic(async () => undefined)
+    if (this.dir === 'out' && this.v.state === 'revoked' && this.v.refund_policy === 'stop') {
+      await this.withhold()
+      return DONE
+    }
+
+    const started = Date.now()
+    let n = 0
+    while (n < MAX_ITEMS_PER_ROUND && Date.now() - started < MAX_ROUND_MS) {
+      this.lease.check()
+      const [head] = await pendingItems(this.db, this.v.id, this.dir, 1)
+      if (!head) break
+      let batch: Item[] = [head]
+      if (head.kind === 'copy' && head.media_group_id) {
+        const { parts, quietMs } = await pendingAlbum(this.db, this.v.id, head.media_group_id, this.dir)
+        if (parts.length < ALBUM_MAX && quietMs < ALBUM_QUIET_MS)
+          return { kind: 'defer', seconds: (ALBUM_QUIET_MS - quietMs) / 1000 }
+        if (parts.length > 0) batch = parts
+      }
+      const r = await this.deliver(batch)
+      if (r) return r
+      n += batch.length
+    }
+
+    const edits = await this.edits()
+    if (edits) return edits
+    if (this.dir === 'in') {
+      await this.reactions()
+      if (dc.card_dirty)
+        await this.flagged('card_dirty', (route) => refreshCard(this.deps, this.desk, this.api, route))
+      if (dc.title_dirty)
+        await this.flagged('title_dirty', (route) => refreshTitle(this.deps, this.desk, this.api, route))
+    }
+    return DONE
+  }
+
+  // ------------------------------------------------------------------------------------------------------------
+  // The topic
+
+  /** Runs `fn` against the live topic, creating it (card, summary) if needed and recovering when it is gone. */
+  private async withTopic<T>(fn: (route: Route) => Promise<T>): Promise<T> {
+    for (;;) {
+      try {
+        const route = await this.topic()
+        return await fn(route)
+      } catch (err) {
+        if (!(await this.recover(err))) throw err
+      }
+    }
+  }
+
+  private async topic(): Promise<Route> {
+    if (!this.route) this.route = await activeRoute(this.db, this.v.id)
+    if (!this.route) this.route = await createTopic(this.deps, this.desk, this.api, this.v)
+    if (this.route.card_message_id === null) await postCard(this.deps, this.desk, this.api, this.route)
+    if (this.route.summary_pending) await postSummary(this.deps, this.desk, this.api, this.route)
+    return this.route
+  }
+
+  /** The topic is closed (reopen it) or gone (move the route to a new one); false when this is not a topic error. */
+  private async recover(err: unknown): Promise<boolean> {
+    if (!isTopicUnusable(err) || !this.route) return false
+    if (++this.recoveries > MAX_TOPIC_RECOVERIES) return false
+    const route = this.route
+    const reason = err instanceof GrammyError ? err.description.replace(/^Bad Request: /, '') : 'unusable'
+    if (isTopicClosed(err)) {
+      try {
+        await this.api.reopenForumTopic(this.desk.staffChatId, route.message_thread_id)
+        await this.note('desk-note-reopened', {}, `desk:reopened:${route.message_thread_id}:${Date.now()}`)
+        this.deps.log.info({ consultation: this.v.id, thread: route.message_thread_id }, 'topic reopened')
+        return true
+      } catch (e) {
+        this.deps.log.warn(
+          { consultation: this.v.id, err: errorSummary(e) },
+          'reopen failed; recreating the topic',
+        )
+      }
+    }
+    this.deps.log.warn(
+      { consultation: this.v.id, thread: route.message_thread_id, reason },
+      'topic unusable; recreating it',
+    )
+    await retireTopic(this.deps, this.v.id, reason)
+    this.route = undefined
+    return true
+  }
+
+  // ------------------------------------------------------------------------------------------------------------
+  // Items
+
+  /** Sends one item (or one album); undefined = go on with the next item. */
+  private async deliver(batch: Item[]): Promise<Outcome | undefined> {
+    const head = batch[0]!
+    try {
+      if (this.dir === 'in') await this.withTopic((route) => this.sendIn(route, batch))
+      else await this.sendOut(batch)
+      return undefined
+    } catch (err) {
+      if (this.dir === 'out' && isBlocked(err)) {
+        await recordClientBlocked(this.deps, this.v)
+        return DONE
+      }
+      if (isUncopyable(err)) {
+        await this.failItems(batch, err)
+        return undefined
+      }
+      const wait = retryAfterSeconds(err)
+      if (wait !== undefined) return { kind: 'defer', seconds: wait }
+      if (err instanceof GrammyError && err.error_code === 400 && head.attempts + 1 >= MAX_BAD_REQUESTS) {
+        await this.failItems(batch, err)
+        return undefined
+      }
+      if (err instanceof GrammyError && err.error_code === 400)
+        await this.db
+          .updateTable('desk_message')
+          .set((eb) => ({ attempts: eb('attempts', '+', 1), error: shortError(err) }))
+          .where('id', '=', head.id)
+          .execute()
+      throw err
+    }
+  }
+
+  private async sendIn(route: Route, batch: Item[]): Promise<void> {
+    const head = batch[0]!
+    const chat = this.desk.staffChatId
+    const thread = route.message_thread_id
+    if (head.kind === 'note' || head.kind === 'text') {
+      const { text, entities, markup } = this.render(head)
+      const m = await this.api.sendMessage(chat, text, {
+        message_thread_id: thread,
+        ...(entities ? { entities } : {}),
+        ...(markup ? { reply_markup: markup } : {}),
+        link_preview_options: { is_disabled: true },
+      })
+      await markSent(this.db, head.id, {
+        chatId: chat,
+        threadId: thread,
+        messageId: m.message_id,
+        version: head.version,
+      })
+      return
+    }
+    await this.copy(batch, chat, thread)
+  }
+
+  private async sendOut(batch: Item[]): Promise<void> {
+    const head = batch[0]!
+    const chat = this.v.user_id
+    if (head.kind === 'note' || head.kind === 'text') {
+      const { text, entities } = this.render(head)
+      const reply = await this.replyTo(head, chat)
+      const m = await this.api.sendMessage(chat, text, {
+        ...(entities ? { entities } : {}),
+        ...(reply ? { reply_parameters: reply } : {}),
+        link_preview_options: { is_disabled: true },
+      })
+      await markSent(this.db, head.id, {
+        chatId: chat,
+        threadId: null,
+        messageId: m.message_id,
+        version: head.version,
+      })
+      return
+    }
+    await this.copy(batch, chat, undefined)
+  }
+
+  /** copyMessage for one item (keeping its reply), copyMessages for an album (keeping it an album). */
+  private async copy(batch: Item[], chat: number, thread: number | undefined): Promise<void> {
+    const head = batch[0]!
+    const from = head.chat_id!
+    const threadOpt = thread !== undefined ? { message_thread_id: thread } : {}
+    if (batch.length === 1) {
+      const reply = await this.replyTo(head, chat)
+      const r = await this.api.copyMessage(chat, from, head.message_id!, {
+        ...threadOpt,
+        ...(reply ? { reply_parameters: reply } : {}),
+      })
+      await markSent(this.db, head.id, {
+        chatId: chat,
+        threadId: thread ?? null,
+        messageId: r.message_id,
+        version: head.version,
+      })
+      return
+    }
+    const ids = batch.map((b) => b.message_id!)
+    const r = await this.api.copyMessages(chat, from, ids, threadOpt)
+    // Telegram skips parts it cannot copy without saying which: map part to copy only when none was skipped.
+    const exact = r.length === batch.length
+    for (const [i, item] of batch.entries()) {
+      const mirror = exact ? r[i] : i === 0 ? r[0] : undefined
+      await markSent(this.db, item.id, {
+        chatId: chat,
+        threadId: thread ?? null,
+        messageId: mirror?.message_id ?? null,
+        version: item.version,
+      })
+    }
+  }
+
+  /** The reply-to in the target chat: the copy (or original) of what the source replied to. */
+  private async replyTo(item: Item, targetChat: number): Promise<ReplyParameters | undefined> {
+    if (!item.reply_to_message_id || !item.chat_id) return undefined
+    const id = await correspondingMessage(
+      this.db,
+      this.v.bot_id,
+      item.chat_id,
+      item.reply_to_message_id,
+      targetChat,
+    )
+    return id ? { message_id: id, allow_sending_without_reply: true } : undefined
+  }
+
+  private render(item: Item): { text: string; entities?: MessageEntity[]; markup?: InlineKeyboardMarkup } {
+    const c = item.content ?? {}
+    if (item.kind === 'text')
+      return {
+        text: c.text ?? '',
+        ...(c.entities?.length ? { entities: c.entities as MessageEntity[] } : {}),
+      }
+    const lang = this.dir === 'in' ? this.desk.defaultLanguage : this.v.lang
+    const text = this.deps.i18n.t(lang, c.key ?? '', c.params ?? {})
+    return { text, ...(c.markup ? { markup: c.markup as InlineKeyboardMarkup } : {}) }
+  }
+
+  /** The item can never be sent: it fails, the sender is told (client: in their chat; staff: in the topic). */
+  private async failItems(batch: Item[], err: unknown): Promise<void> {
+    const head = batch[0]!
+    const reason = shortError(err)
+    this.deps.log.warn({ consultation: this.v.id, item: head.id, reason }, 'item cannot be delivered')
+    await this.deps.jobs.transaction(this.db, async (trx, outbox) => {
+      await markItems(
+        trx,
+        batch.map((b) => b.id),
+        'failed',
+        reason,
+      )
+      if (head.kind !== 'copy') return
+      if (this.dir === 'in') {
+        await notify(outbox, {
+          botId: this.v.bot_id,
+          chatId: this.v.user_id,
+          lang: this.v.lang,
+          key: 'desk-not-copyable',
+          dedupeKey: `desk:not-copyable:${head.id}`,
+        })
+        await insertNote(
+          trx,
+          this.v,
+          'in',
+          'desk-note-not-copyable',
+          { type: head.content_type },
+          `desk:note:not-copyable:${head.id}`,
+        )
+      } else {
+        await insertNote(
+          trx,
+          this.v,
+          'in',
+          'desk-note-not-delivered',
+          { type: head.content_type, reason },
+          `desk:note:not-delivered:${head.id}`,
+        )
+        await wakeLane(outbox, this.v.id, 'in')
+      }
+    })
+  }
+
+  /** Refunded under "stop": staff messages are no longer delivered; the staff are told once. */
+  private async withhold(): Promise<void> {
+    await this.deps.jobs.transaction(this.db, async (trx, outbox) => {
+      const parked = await trx
+        .updateTable('desk_message')
+        .set({ state: 'withheld' })
+        .where('consultation_id', '=', this.v.id)
+        .where('direction', '=', 'out')
+        .where('state', '=', 'pending')
+        .returning('id')
+        .execute()
+      if (parked.length === 0) return
+      await insertNote(trx, this.v, 'in', 'desk-note-withheld', {}, `desk:note:withheld:${this.v.id}`)
+      await wakeLane(outbox, this.v.id, 'in')
+    })
+  }
+
+  private async note(key: string, params: Record<string, string | number>, dedupeKey: string): Promise<void> {
+    await this.deps.jobs.transaction(this.db, (trx) => insertNote(trx, this.v, 'in', key, params, dedupeKey))
+  }
+
+  // ------------------------------------------------------------------------------------------------------------
+  // Edits, receipts, card, title
+
+  /** Mirrors real edits of text or caption onto the copies. */
+  private async edits(): Promise<Outcome | undefined> {
+    for (const e of await pendingEdits(this.db, this.v.id, this.dir)) {
+      this.lease.check()
+      if (e.mirror_message_id === null || e.mirror_chat_id === null) {
+        await setMirrorVersion(this.db, e.id, e.version)
+        continue
+      }
+      const c = e.content ?? {}
+      try {
+        if (e.content_type === 'text')
+          await this.api.editMessageText(e.mirror_chat_id, e.mirror_message_id, c.text ?? '', {
+            ...(c.entities?.length ? { entities: c.entities as MessageEntity[] } : {}),
+          })
+        else
+          await this.api.editMessageCaption(e.mirror_chat_id, e.mirror_message_id, {
+            caption: c.caption ?? '',
+            ...(c.caption_entities?.length
+              ? { caption_entities: c.caption_entities as MessageEntity[] }
+              : {}),
+          })
+      } catch (err) {
+        const wait = retryAfterSeconds(err)
+        if (wait !== undefined) return { kind: 'defer', seconds: wait }
+        if (this.dir === 'out' && isBlocked(err)) {
+          await recordClientBlocked(this.deps, this.v)
+          return DONE
+        }
+        // A copy in a topic that is gone, or an edit Telegram will never take: nothing more to do for it.
+        if (
+          !isEditSettled(err) &&
+          !isTopicUnusable(err) &&
+          !(err instanceof GrammyError && err.error_code === 400)
+        )
+          throw err
+      }
+      await setMirrorVersion(this.db, e.id, e.version)
+    }
+    return undefined
+  }
+
+  /** The receipt on each accepted client message, once it is in the topic. Cosmetic: failures are not retried. */
+  private async reactions(): Promise<void> {
+    const rows = await unreacted(this.db, this.v.id)
+    const done: number[] = []
+    for (const r of rows) {
+      try {
+        await this.api.setMessageReaction(r.chat_id!, r.message_id!, [
+          { type: 'emoji', emoji: RECEIPT_REACTION },
+        ])
+      } catch (err) {
+        if (isBlocked(err)) {
+          await recordClientBlocked(this.deps, this.v)
+          done.push(...rows.map((x) => x.id))
+          break
+        }
+        if (retryAfterSeconds(err) !== undefined) break
+        this.deps.log.debug({ err: errorSummary(err) }, 'reaction not set')
+      }
+      done.push(r.id)
+    }
+    await markReacted(this.db, done)
+  }
+
+  private async flagged(
+    flag: 'card_dirty' | 'title_dirty',
+    fn: (route: Route) => Promise<void>,
+  ): Promise<void> {
+    if (!this.route && !(await activeRoute(this.db, this.v.id))) {
+      await clearDeskFlag(this.db, this.v.id, flag)
+      return
+    }
+    await clearDeskFlag(this.db, this.v.id, flag)
+    try {
+      await this.withTopic(fn)
+    } catch (err) {
+      await setDeskFlags(this.db, this.v.id, { [flag]: true })
+      throw err
+    }
+  }
+}
+
+/** Adds a bot-authored item to a lane (once per dedupe key). The caller wakes the lane. */
+export async function insertNote(
+  trx: Parameters<typeof insertItemOnce>[0],
+  v: { id: number; bot_id: number },
+  dir: Direction,
+  key: string,
+  params: Record<string, string | number>,
+  dedupeKey: string,
+  markup?: InlineKeyboardMarkup,
+): Promise<boolean> {
+  const r = await insertItemOnce(trx, {
+    bot_id: v.bot_id,
+    consultation_id: v.id,
+    direction: dir,
+    kind: 'note',
+    content_type: 'note',
+    content: JSON.stringify({ key, params, ...(markup ? { markup } : {}) }),
+    state: 'pending',
+    dedupe_key: dedupeKey,
+  })
+  return r !== undefined
+}
+
+/**
+ * A 403 from the client: recorded once on the consultation (and the client), pending items to the client parked
+ * as blocked, the staff told once in the topic. Nothing retries; the client's next message re-queues them.
+ */
+export async function recordClientBlocked(deps: Deps, v: DeskConsultationView): Promise<void> {
+  await deps.jobs.transaction(deps.db, async (trx, outbox) => {
+    const at = await markClientBlocked(trx, v.id)
+    await markBlocked(trx, v.bot_id, v.user_id)
+    await markPendingOutBlocked(trx, v.id)
+    if (!at) return
+    deps.log.info({ consultation: v.id }, 'client blocked the bot')
+    await insertNote(
+      trx,
+      v,
+      'in',
+      'desk-note-client-blocked',
+      {},
+      `desk:note:blocked:${v.id}:${at.getTime()}`,
+    )
+    await setDeskFlags(trx, v.id, { card_dirty: true })
+    await wakeLane(outbox, v.id, 'in')
+  })
+}

@@ -1,0 +1,51 @@
+import { sql } from 'kysely'
+import type { Db } from '../db/database'
+import type { Direction } from './routing.tables'
+
+/**
+ * A lane is the one worker, at a time, that writes a consultation's items in one direction: into its topic (in:
+ * client copies, the card, notes, topic creation and recreation) or into the client's chat (out). Holding the lane
+ * is what makes "at most one topic per consultation" and "copies arrive in order" true across jobs, retries and
+ * processes, without a transaction held open over a Telegram call.
+ *
+ * The lease is a row update with a deadline: a holder that dies simply lets it run out. LEASE_SECONDS is shorter
+ * than the delivery queues' job expiry, so the job of a crashed holder is retried after its lease has lapsed; the
+ * holder renews it on a heartbeat, so a long drain (throttled sends, retry_after waits) never loses it while alive.
+ */
+export const LEASE_SECONDS = 60
+
+const COLUMNS = {
+  in: { lease: 'in_lease', until: 'in_lease_until' },
+  out: { lease: 'out_lease', until: 'out_lease_until' },
+} as const
+
+/** Takes the lane, or renews it for the same token; false when another live holder has it. */
+export async function claimLane(
+  db: Db,
+  consultationId: number,
+  dir: Direction,
+  token: string,
+): Promise<boolean> {
+  const c = COLUMNS[dir]
+  const r = await sql<{ ok: number }>`
+    update desk_consultation
+      set ${sql.ref(c.lease)} = ${token},
+          ${sql.ref(c.until)} = clock_timestamp() + make_interval(secs => ${LEASE_SECONDS})
+      where consultation_id = ${consultationId}
+        and (${sql.ref(c.lease)} is null or ${sql.ref(c.lease)} = ${token}
+             or ${sql.ref(c.until)} < clock_timestamp())
+      returning 1 as ok`.execute(db)
+  return r.rows.length === 1
+}
+
+export async function releaseLane(
+  db: Db,
+  consultationId: number,
+  dir: Direction,
+  token: string,
+): Promise<void> {
+  const c = COLUMNS[dir]
+  await sql`
+    update desk_consultation set ${sql.ref(c.lease)} = null, ${sql.ref(c.until)} = null
+      where consultation_id = ${consultationId} and ${sql.ref(c.lease)} = ${token}`.execute(db)
+}

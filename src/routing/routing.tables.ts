@@ -1,0 +1,72 @@
+import type { Generated, JSONColumnType } from 'kysely'
+
+export type RouteState = 'active' | 'replaced'
+/** in: into the staff topic; out: to the client. */
+export type Direction = 'in' | 'out'
+/** copy: a person's message (copyMessage/copyMessages); text: bot-authored text; note: a locale key, rendered late. */
+export type ItemKind = 'copy' | 'text' | 'note'
+export type ItemState = 'pending' | 'sent' | 'failed' | 'blocked' | 'refused' | 'withheld'
+
+/** What we keep of a message: its type and, for text and captions, the text with its entities. */
+export interface StoredContent {
+  text?: string
+  entities?: unknown[]
+  caption?: string
+  caption_entities?: unknown[]
+  /** note: the locale key and its parameters. */
+  key?: string
+  params?: Record<string, string | number>
+  /** note: an inline keyboard sent with it. */
+  markup?: unknown
+}
+
+export interface RoutingTables {
+  /** A forum topic of a staff supergroup and the consultation it belongs to. */
+  desk_route: {
+    bot_id: number
+    support_chat_id: number
+    message_thread_id: number
+    consultation_id: number
+    user_id: number
+    state: Generated<RouteState>
+    topic_name: string
+    card_message_id: number | null
+    summary_pending: Generated<boolean>
+    replaced_reason: string | null
+    replaced_at: Date | null
+    created_at: Generated<Date>
+  }
+  /**
+   * The message map and the ordered delivery queue in one: a row per message that crosses between a client's chat
+   * and a topic (source <-> mirror), plus refused client messages (state refused) and bot-authored items.
+   */
+  desk_message: {
+    id: Generated<number>
+    bot_id: number
+    consultation_id: number | null
+    direction: Direction
+    kind: ItemKind
+    chat_id: number | null
+    message_id: number | null
+    from_id: number | null
+    media_group_id: string | null
+    reply_to_message_id: number | null
+    appeal_id: number | null
+    content_type: string
+    content: JSONColumnType<StoredContent | null, string | null, string | null>
+    version: Generated<number>
+    mirror_version: Generated<number>
+    state: ItemState
+    refusal: JSONColumnType<Record<string, unknown> | null, string | null, string | null>
+    accepted_at: Date | null
+    mirror_chat_id: number | null
+    mirror_thread_id: number | null
+    mirror_message_id: number | null
+    reacted: Generated<boolean>
+    attempts: Generated<number>
+    error: string | null
+    dedupe_key: string | null
+    sent_at: Date | null
+    created_at: Generated<Date>
+  }
+}

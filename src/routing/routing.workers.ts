@@ -1,0 +1,44 @@
+import { sql } from 'kysely'
+import { consultationActivatedQueue } from '../consultations/consultations.jobs'
+import { consultationView, ensureDeskConsultation } from '../consultations/desk.repository'
+import type { Deps } from '../deps'
+import { runLane } from './delivery'
+import { DESK_SWEEP_CRON, deskInQueue, deskOutQueue, deskSweepQueue, wakeLaneLater } from './routing.jobs'
+import type { Direction } from './routing.tables'
+
+/**
+ * The desk's workers: the two lanes, the activation job (a consultation that starts gets its topic and card right
+ * away, through the same lane as its messages, so the two can never create two topics) and the sweeper.
+ */
+export async function startDeskWorkers(deps: Deps): Promise<void> {
+  await deps.jobs.work(consultationActivatedQueue, async ({ consultationId }) => {
+    const v = await consultationView(deps.db, consultationId)
+    if (!v) return
+    await ensureDeskConsultation(deps.db, v, true)
+    await runLane(deps, consultationId, 'in')
+  })
+  await deps.jobs.work(deskInQueue, ({ consultationId }) => runLane(deps, consultationId, 'in'))
+  await deps.jobs.work(deskOutQueue, ({ consultationId }) => runLane(deps, consultationId, 'out'))
+  await deps.jobs.work(deskSweepQueue, () => sweepLanes(deps))
+  await deps.jobs.boss.schedule(deskSweepQueue.name, DESK_SWEEP_CRON, {}, { tz: 'UTC' })
+}
+
+/** Lanes left with work and no job (a job dead-lettered after long trouble) get one again. */
+export async function sweepLanes(deps: Deps, olderThanSeconds = 30): Promise<number> {
+  const r = await sql<{ consultation_id: number; direction: Direction }>`
+    select distinct m.consultation_id, m.direction
+      from desk_message m join desk_consultation dc on dc.consultation_id = m.consultation_id
+      where m.state = 'pending' and m.created_at < now() - make_interval(secs => ${olderThanSeconds})
+        and (dc.in_lease_until is null or dc.in_lease_until < now() or m.direction = 'out')
+        and (dc.out_lease_until is null or dc.out_lease_until < now() or m.direction = 'in')
+    union
+    select dc.consultation_id, 'in'::text
+      from desk_consultation dc join consultation c on c.id = dc.consultation_id
+      where c.state = 'active' and dc.created_at < now() - make_interval(secs => ${olderThanSeconds})
+        and (dc.card_dirty or dc.title_dirty or (dc.topic_wanted and not exists (
+          select 1 from desk_route r where r.consultation_id = dc.consultation_id and r.state = 'active')))
+        and (dc.in_lease_until is null or dc.in_lease_until < now())
+    limit 500`.execute(deps.db)
+  for (const row of r.rows) await wakeLaneLater(deps.jobs, deps.db, row.consultation_id, row.direction)
+  return r.rows.length
+}

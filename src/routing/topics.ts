@@ -1,0 +1,288 @@
+import type { Api } from 'grammy'
+import { findClient } from '../clients/clients.repository'
+import type { DeskRuntime } from '../config/load'
+import {
+  type Appeal,
+  consultationView,
+  countTopicCreated,
+  type DeskConsultationView,
+  findDeskConsultation,
+  listAppeals,
+} from '../consultations/desk.repository'
+import type { Deps } from '../deps'
+import { Ledger } from '../ledger/ledger.service'
+import { APPEALS_UNIT, CONSULTATION_SCOPE } from '../orders/allowances'
+import { listUserPayments } from '../orders/orders.repository'
+import { formatInstant } from '../payments/format'
+import { preview } from './content'
+import { conversation } from './messages.repository'
+import {
+  activeRoute,
+  insertRoute,
+  type Route,
+  replaceActiveRoute,
+  setCardMessage,
+  setSummaryPosted,
+  setTopicName,
+} from './routes.repository'
+
+/**
+ * A consultation's forum topic: its name, the pinned client card, creation, and recreation when the topic is gone.
+ * Every function here that calls Telegram is called by the topic lane only (src/routing/delivery.ts), which holds
+ * the consultation's lease: that is what keeps it to one topic per consultation.
+ */
+
+/** Telegram's icon colours for topics; one for every consultation topic keeps the list calm. */
+export const TOPIC_ICON_COLOR = 7322096
+const NAME_MAX = 128
+
+const STATE_ICON: Record<DeskConsultationView['state'], string> = {
+  waiting: '⏳',
+  active: '🟢',
+  closed: '⚪',
+  revoked: '↩️',
+}
+const BREACHED_ICON = '🔴'
+
+/** The client's display name. */
+function personName(
+  c: { first_name: string; last_name: string | null } | undefined,
+  fallback: string,
+): string {
+  if (!c) return fallback
+  return [c.first_name, c.last_name].filter(Boolean).join(' ').trim() || fallback
+}
+
+/**
+ * "<status icon> <client name> · <tariff> · #<consultation id>", at most 128 characters (Telegram's limit): the
+ * client name is shortened first. The icon shows the consultation's state, or 🔴 while an appeal is breached.
+ */
+export function topicName(
+  v: Pick<DeskConsultationView, 'id' | 'state' | 'title'>,
+  clientName: string,
+  breached: boolean,
+): string {
+  const icon = breached && v.state !== 'revoked' ? BREACHED_ICON : STATE_ICON[v.state]
+  const tail = ` · ${v.title} · #${v.id}`
+  const room = NAME_MAX - Array.from(icon).length - 1 - Array.from(tail).length
+  let name = Array.from(clientName.replace(/\s+/g, ' ').trim())
+  if (room < 4) return Array.from(`${icon} #${v.id} · ${v.title}`).slice(0, NAME_MAX).join('')
+  if (name.length > room) name = [...name.slice(0, room - 1), '…']
+  return `${icon} ${name.join('')}${tail}`
+}
+
+export async function currentTopicName(deps: Deps, v: DeskConsultationView): Promise<string> {
+  const client = await findClient(deps.db, v.bot_id, v.user_id)
+  const appeals = await listAppeals(deps.db, v.id)
+  const breached = appeals.some((a) => a.state === 'open' && a.breached_at !== null)
+  return topicName(v, personName(client, String(v.user_id)), breached)
+}
+
+/** The appeals account's numbers for the card (the window's account), or null before the window starts. */
+async function appealNumbers(deps: Deps, v: DeskConsultationView) {
+  if (!v.starts_at) return null
+  return new Ledger(deps.db).balance(
+    { scope: CONSULTATION_SCOPE, subject: v.id, unit: APPEALS_UNIT },
+    v.starts_at,
+  )
+}
+
+/** The client card: who the client is, what they bought, their window, appeals left, payments, history. */
+export async function renderCard(deps: Deps, desk: DeskRuntime, v: DeskConsultationView): Promise<string> {
+  const lang = desk.defaultLanguage
+  const zone = desk.schedule.timezone
+  const t = (key: string, params?: Record<string, string | number>) => deps.i18n.t(lang, key, params)
+  const [client, appeals, acc, payments, dc, earlier] = await Promise.all([
+    findClient(deps.db, v.bot_id, v.user_id),
+    listAppeals(deps.db, v.id),
+    appealNumbers(deps, v),
+    listUserPayments(deps.db, v.bot_id, v.user_id, 20),
+    findDeskConsultation(deps.db, v.id),
+    deps.db
+      .selectFrom('consultation')
+      .select(['id', 'state'])
+      .where('bot_id', '=', v.bot_id)
+      .where('user_id', '=', v.user_id)
+      .where('id', '<>', v.id)
+      .orderBy('id', 'desc')
+      .limit(10)
+      .execute(),
+  ])
+  const open = appeals.filter((a: Appeal) => a.state === 'open').length
+  const left = acc
+    ? Math.max(0, acc.granted - acc.reserved - acc.used)
+    : Math.max(0, v.appeals - appeals.length)
+  const paid = payments.filter((p) => p.kind === 'payment')
+  const paymentsText = paid.length
+    ? paid
+        .map(
+          (p) =>
+            `${p.total_amount} ⭐ ${formatInstant(p.created_at, zone, lang).split(' (')[0]}${p.refunded_at ? ' ↩️' : ''}`,
+        )
+        .join(', ')
+    : t('desk-card-none')
+  const lines = [
+    t('desk-card', {
+      id: String(v.id),
+      state: t(`desk-card-state-${v.state}`),
+      name: personName(client, String(v.user_id)),
+      username: client?.username ? ` (@${client.username})` : '',
+      userId: String(v.user_id),
+      language: client?.language_code ?? '—',
+      tariff: v.title,
+      price: v.price_stars,
+      start: v.starts_at ? formatInstant(v.starts_at, zone, lang).split(' (')[0]! : '—',
+      end: v.access_until ? formatInstant(v.access_until, zone, lang).split(' (')[0]! : '—',
+      zone,
+      left,
+      total: acc?.granted ?? v.appeals,
+      open,
+      payments: paymentsText,
+      earlier: earlier.length ? earlier.map((e) => `#${e.id} (${e.state})`).join(', ') : t('desk-card-none'),
+    }),
+  ]
+  if (dc?.client_blocked_at) lines.push(t('desk-card-blocked'))
+  if (client?.banned_at) lines.push(t('desk-card-banned'))
+  return lines.join('\n')
+}
+
+/** The summary posted at the top of a recreated topic: counts and the last few messages. */
+export async function renderSummary(
+  deps: Deps,
+  desk: DeskRuntime,
+  v: DeskConsultationView,
+  reason: string,
+): Promise<string> {
+  const lang = desk.defaultLanguage
+  const t = (key: string, params?: Record<string, string | number>) => deps.i18n.t(lang, key, params)
+  const items = (await conversation(deps.db, v.id)).filter((i) => i.kind === 'copy')
+  const appeals = await listAppeals(deps.db, v.id)
+  const lines = [
+    t('desk-note-recreated', {
+      reason,
+      inCount: items.filter((i) => i.direction === 'in').length,
+      outCount: items.filter((i) => i.direction === 'out').length,
+      appeals: appeals.length
+        ? appeals.map((a) => `#${a.number} ${a.state === 'open' ? '⏳' : '✅'}`).join(', ')
+        : '—',
+    }),
+  ]
+  for (const i of items.slice(-6))
+    lines.push(
+      t('desk-note-recreated-line', {
+        who: t(i.direction === 'in' ? 'desk-note-recreated-client' : 'desk-note-recreated-staff'),
+        text: preview(i.content_type, i.content, 120),
+      }),
+    )
+  return lines.join('\n')
+}
+
+/** Creates the consultation's topic and records the route. The caller holds the topic lane. */
+export async function createTopic(
+  deps: Deps,
+  desk: DeskRuntime,
+  api: Api,
+  v: DeskConsultationView,
+): Promise<Route> {
+  const dc = await findDeskConsultation(deps.db, v.id)
+  const recreated = (dc?.topics_created ?? 0) > 0
+  const name = await currentTopicName(deps, v)
+  // A crash between this call and the insert below leaves one empty topic behind and the next run creates
+  // another: Telegram cannot be asked "did this call happen", and an empty extra topic is the cheap side.
+  const topic = await api.createForumTopic(desk.staffChatId, name, { icon_color: TOPIC_ICON_COLOR })
+  return deps.db.transaction().execute(async (trx) => {
+    await countTopicCreated(trx, v.id)
+    return insertRoute(trx, {
+      botId: desk.botId,
+      supportChatId: desk.staffChatId,
+      threadId: topic.message_thread_id,
+      consultationId: v.id,
+      userId: v.user_id,
+      topicName: name,
+      summaryPending: recreated,
+    })
+  })
+}
+
+/** The topic is gone: the route moves off it (the next ensureTopic creates the new one). */
+export async function retireTopic(deps: Deps, consultationId: number, reason: string): Promise<void> {
+  await deps.db.transaction().execute((trx) => replaceActiveRoute(trx, consultationId, reason))
+}
+
+/** Posts and pins the card in the route's topic (the post is recorded before the pin). */
+export async function postCard(deps: Deps, desk: DeskRuntime, api: Api, route: Route): Promise<void> {
+  const v = await consultationView(deps.db, route.consultation_id)
+  if (!v) return
+  const m = await api.sendMessage(desk.staffChatId, await renderCard(deps, desk, v), {
+    message_thread_id: route.message_thread_id,
+    link_preview_options: { is_disabled: true },
+  })
+  await setCardMessage(deps.db, route, m.message_id)
+  route.card_message_id = m.message_id
+  try {
+    await api.pinChatMessage(desk.staffChatId, m.message_id, { disable_notification: true })
+  } catch (err) {
+    // Without pin rights the card is still there, at the top of the topic.
+    deps.log.warn(
+      { consultation: route.consultation_id, err: (err as Error).message },
+      'could not pin the card',
+    )
+  }
+}
+
+export async function postSummary(deps: Deps, desk: DeskRuntime, api: Api, route: Route): Promise<void> {
+  const v = await consultationView(deps.db, route.consultation_id)
+  if (!v) return
+  const reason = await previousTopicReason(deps, route)
+  await api.sendMessage(desk.staffChatId, await renderSummary(deps, desk, v, reason), {
+    message_thread_id: route.message_thread_id,
+    link_preview_options: { is_disabled: true },
+  })
+  await setSummaryPosted(deps.db, route)
+  route.summary_pending = false
+}
+
+async function previousTopicReason(deps: Deps, route: Route): Promise<string> {
+  const prev = await deps.db
+    .selectFrom('desk_route')
+    .select('replaced_reason')
+    .where('consultation_id', '=', route.consultation_id)
+    .where('state', '=', 'replaced')
+    .orderBy('replaced_at', 'desc')
+    .executeTakeFirst()
+  return prev?.replaced_reason ?? '—'
+}
+
+/** Re-renders the pinned card in place; posts a new one if it is gone. */
+export async function refreshCard(deps: Deps, desk: DeskRuntime, api: Api, route: Route): Promise<void> {
+  const v = await consultationView(deps.db, route.consultation_id)
+  if (!v) return
+  if (route.card_message_id === null) return postCard(deps, desk, api, route)
+  try {
+    await api.editMessageText(desk.staffChatId, route.card_message_id, await renderCard(deps, desk, v), {
+      link_preview_options: { is_disabled: true },
+    })
+  } catch (err) {
+    const d = (err as { description?: string }).description ?? ''
+    if (/message is not modified/i.test(d)) return
+    if (/message to edit not found|message can't be edited/i.test(d)) return postCard(deps, desk, api, route)
+    throw err
+  }
+}
+
+/** Renames the topic when its name (status icon, client name) changed. */
+export async function refreshTitle(deps: Deps, desk: DeskRuntime, api: Api, route: Route): Promise<void> {
+  const v = await consultationView(deps.db, route.consultation_id)
+  if (!v) return
+  const name = await currentTopicName(deps, v)
+  if (name === route.topic_name) return
+  try {
+    await api.editForumTopic(desk.staffChatId, route.message_thread_id, { name })
+  } catch (err) {
+    if (!/TOPIC_NOT_MODIFIED/i.test((err as { description?: string }).description ?? '')) throw err
+  }
+  await setTopicName(deps.db, route, name)
+  route.topic_name = name
+}
+
+export { activeRoute }

@@ -1,0 +1,277 @@
+import { autoRetry } from '@grammyjs/auto-retry'
+import { Api } from 'grammy'
+import type { Message, User } from 'grammy/types'
+import { expect } from 'vitest'
+import type { App, Role } from '../../src/app'
+import { upsertClient } from '../../src/clients/clients.repository'
+import type { LoadedConfig } from '../../src/config/load'
+import { activateConsultation } from '../../src/consultations/activation'
+import type { Deps } from '../../src/deps'
+import { termsHash } from '../../src/orders/orders.service'
+import { findTariff, snapshotTariff } from '../../src/orders/tariffs'
+import type { Item } from '../../src/routing/messages.repository'
+import type { Route } from '../../src/routing/routes.repository'
+import {
+  ADMIN_ID,
+  EXPERT_ID,
+  STAFF_CHAT_ID,
+  startTestApp,
+  TEST_BOT_ID,
+  TEST_TOKEN,
+  type TestApp,
+} from './app'
+import { type BotApiStandIn, type MessageUpdateDraft, startBotApi, type TopicMessageOptions } from './bot-api'
+import type { TestDatabase } from './db'
+
+/**
+ * Fixtures for the desk's tests: the real app against the Bot API stand-in, consultations made active by the real
+ * activation function (on order/consultation rows inserted as the payment flow would), and bounded waits on the
+ * database instead of sleeps.
+ */
+
+export { ADMIN_ID, EXPERT_ID, STAFF_CHAT_ID, TEST_BOT_ID }
+
+export interface DeskWorld {
+  tg: BotApiStandIn
+  t: TestApp
+  deps: Deps
+  admin: User
+  expert: User
+  stop(): Promise<void>
+}
+
+export interface DeskWorldOptions {
+  role?: Role
+  configure?: (c: LoadedConfig) => void
+  /** Share a database (a second process on the same data). */
+  database?: TestDatabase
+  /** An existing stand-in (a second process talks to the same Telegram). */
+  tg?: BotApiStandIn
+  /**
+   * Keep the production Api with its throttler (20 messages a minute in the staff group, 1 a second per chat).
+   * Default false: tests send dozens of group messages a minute, so jobs get an Api with auto-retry (429
+   * retry_after) but without the in-process throttle. One test runs with it on.
+   */
+  throttled?: boolean
+}
+
+export async function startDeskWorld(opts: DeskWorldOptions = {}): Promise<DeskWorld> {
+  const tg = opts.tg ?? (await startBotApi({ defaultWaitTimeoutMs: 15_000 }))
+  tg.forum({ id: STAFF_CHAT_ID, title: 'Staff' })
+  const t = await startTestApp({
+    apiRoot: tg.root,
+    ...(opts.role ? { role: opts.role } : {}),
+    ...(opts.configure ? { configure: opts.configure } : {}),
+    ...(opts.database ? { database: opts.database } : {}),
+  })
+  if (!opts.throttled) useUnthrottledApi(t.app)
+  const admin = tg.user({ id: ADMIN_ID, first_name: 'Ada', language_code: 'en' })
+  const expert = tg.user({ id: EXPERT_ID, first_name: 'Ed', language_code: 'ru' })
+  return {
+    tg,
+    t,
+    deps: t.app.deps,
+    admin,
+    expert,
+    async stop() {
+      await t.stop()
+      if (!opts.tg) await tg.close()
+    },
+  }
+}
+
+/** Jobs of this app send through an Api with auto-retry (honours 429 retry_after) but no throttle. */
+export function useUnthrottledApi(app: App): void {
+  const api = new Api(TEST_TOKEN, { apiRoot: app.deps.config.secrets.telegramApiRoot })
+  api.config.use(autoRetry({ maxRetryAttempts: 3, maxDelaySeconds: 60 }))
+  app.deps.api = () => api
+}
+
+let clientCounter = 0
+
+/** A client of the desk (known to the stand-in and recorded as the payment flow would). */
+export async function newClient(w: DeskWorld, init: Partial<User> = {}): Promise<User> {
+  const n = ++clientCounter
+  const u = w.tg.user({
+    first_name: init.first_name ?? `Client${n}`,
+    language_code: init.language_code ?? 'en',
+    ...(init.username ? { username: init.username } : {}),
+    ...(init.id ? { id: init.id } : {}),
+  })
+  await upsertClient(w.deps.db, TEST_BOT_ID, u)
+  return u
+}
+
+/**
+ * An active consultation for the client: an order snapshot of the tariff and a waiting consultation inserted as
+ * the payment flow inserts them, then the real activateConsultation (window from the database clock, ledger
+ * grants, the consultation.activated job) in one unit of work.
+ */
+export async function activeConsultation(
+  w: DeskWorld,
+  client: User,
+  opts: { tariff?: string; lang?: string } = {},
+): Promise<{ consultationId: number; orderId: number }> {
+  const desk = w.t.desk
+  const tariff = findTariff(desk, opts.tariff ?? 'quick')!
+  const lang = opts.lang ?? client.language_code ?? 'en'
+  return w.deps.jobs.transaction(w.deps.db, async (trx, outbox) => {
+    const order = await trx
+      .insertInto('orders')
+      .values({ bot_id: desk.botId, user_id: client.id, ...snapshotTariff(desk, tariff, lang) })
+      .returning('id')
+      .executeTakeFirstOrThrow()
+    const c = await trx
+      .insertInto('consultation')
+      .values({ bot_id: desk.botId, order_id: order.id, user_id: client.id })
+      .returning('id')
+      .executeTakeFirstOrThrow()
+    const r = await activateConsultation(trx, outbox, w.deps, {
+      consultationId: c.id,
+      actorId: null,
+      reason: 'admin',
+    })
+    expect(r.status).toBe('activated')
+    return { consultationId: c.id, orderId: order.id }
+  })
+}
+
+/** Polls until `probe` returns something other than undefined/false (bounded; no fixed sleeps in tests). */
+export async function eventually<T>(
+  probe: () => Promise<T | undefined | false | null>,
+  what: string,
+  timeoutMs = 15_000,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs
+  let delay = 10
+  for (;;) {
+    const v = await probe()
+    if (v !== undefined && v !== false && v !== null) return v
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`)
+    await new Promise((r) => setTimeout(r, delay))
+    delay = Math.min(delay * 2, 100)
+  }
+}
+
+/** The consultation's live topic, once the lane has created it and posted its card. */
+export function topicReady(w: DeskWorld, consultationId: number): Promise<Route> {
+  return eventually(async () => {
+    const r = await w.deps.db
+      .selectFrom('desk_route')
+      .selectAll()
+      .where('consultation_id', '=', consultationId)
+      .where('state', '=', 'active')
+      .executeTakeFirst()
+    return r?.card_message_id ? r : undefined
+  }, `the topic of consultation ${consultationId}`)
+}
+
+export function items(w: DeskWorld, consultationId: number): Promise<Item[]> {
+  return w.deps.db
+    .selectFrom('desk_message')
+    .selectAll()
+    .where('consultation_id', '=', consultationId)
+    .orderBy('id')
+    .execute()
+}
+
+/** The desk_message row of a source message, once it is in `state` (e.g. 'sent'). */
+export function itemIn(w: DeskWorld, chatId: number, messageId: number, state: Item['state']): Promise<Item> {
+  return eventually(async () => {
+    const r = await w.deps.db
+      .selectFrom('desk_message')
+      .selectAll()
+      .where('bot_id', '=', TEST_BOT_ID)
+      .where('chat_id', '=', chatId)
+      .where('message_id', '=', messageId)
+      .executeTakeFirst()
+    return r?.state === state ? r : undefined
+  }, `message ${chatId}/${messageId} to be ${state}`)
+}
+
+export function appeals(w: DeskWorld, consultationId: number) {
+  return w.deps.db
+    .selectFrom('desk_appeal')
+    .selectAll()
+    .where('consultation_id', '=', consultationId)
+    .orderBy('number')
+    .execute()
+}
+
+/** Pushes a client's message; returns the message as Telegram delivered it. */
+export async function clientSends(
+  w: DeskWorld,
+  client: User,
+  content: string | Partial<Message>,
+): Promise<MessageUpdateDraft['message']> {
+  const draft =
+    typeof content === 'string' ? w.tg.privateText(client, content) : w.tg.privateMessage(client, content)
+  await w.tg.push(TEST_BOT_ID, draft)
+  return draft.message
+}
+
+/** Pushes a message in a topic of the staff group. */
+export async function staffSends(
+  w: DeskWorld,
+  threadId: number,
+  from: User,
+  content: string | Partial<Message>,
+  opts: TopicMessageOptions = {},
+): Promise<MessageUpdateDraft> {
+  const draft = w.tg.groupTopicMessage(STAFF_CHAT_ID, threadId, from, content, opts)
+  await w.tg.push(TEST_BOT_ID, draft)
+  return draft
+}
+
+/** Everything the desk's jobs have left to do is done (no pending items, no lane held). */
+export function lanesIdle(w: DeskWorld, consultationId: number): Promise<true> {
+  return eventually(async () => {
+    const pending = await w.deps.db
+      .selectFrom('desk_message')
+      .select('id')
+      .where('consultation_id', '=', consultationId)
+      .where('state', '=', 'pending')
+      .executeTakeFirst()
+    const dc = await w.deps.db
+      .selectFrom('desk_consultation')
+      .select(['in_lease', 'out_lease', 'card_dirty', 'title_dirty'])
+      .where('consultation_id', '=', consultationId)
+      .executeTakeFirst()
+    return (
+      !pending && !dc?.in_lease && !dc?.out_lease && !dc?.card_dirty && !dc?.title_dirty ? true : undefined
+    ) as true | undefined
+  }, `the lanes of consultation ${consultationId} to go idle`)
+}
+
+/**
+ * The real payment path through the stand-in: the tariff's buy button, the invoice, pre-checkout, successful
+ * payment; resolves once the consultation is active.
+ */
+export async function payThroughTelegram(
+  w: DeskWorld,
+  client: User,
+  code = 'quick',
+): Promise<{ consultationId: number; orderId: number }> {
+  const since = w.tg.mark()
+  await w.tg.push(TEST_BOT_ID, w.tg.callback(client, `tf:buy:${code}:${termsHash(w.t.desk.terms.version)}`))
+  const invoice = await w.tg.waitFor('sendInvoice', { chat_id: client.id }, { since })
+  const p = invoice.payload as { payload: string; prices: { amount: number }[] }
+  const amount = p.prices[0]!.amount
+  const q = w.tg.preCheckout(client, { invoice_payload: p.payload, total_amount: amount })
+  await w.tg.push(TEST_BOT_ID, q)
+  await w.tg.waitFor('answerPreCheckoutQuery', { pre_checkout_query_id: q.pre_checkout_query!.id, ok: true })
+  await w.tg.push(
+    TEST_BOT_ID,
+    w.tg.successfulPayment(client, { invoice_payload: p.payload, total_amount: amount }),
+  )
+  return eventually(async () => {
+    const c = await w.deps.db
+      .selectFrom('consultation')
+      .select(['id', 'order_id', 'state'])
+      .where('bot_id', '=', TEST_BOT_ID)
+      .where('user_id', '=', client.id)
+      .orderBy('id', 'desc')
+      .executeTakeFirst()
+    return c?.state === 'active' ? { consultationId: c.id, orderId: c.order_id } : undefined
+  }, `a paid consultation of ${client.id}`)
+}
