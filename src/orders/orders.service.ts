@@ -34,7 +34,7 @@ import {
   updateOrder,
 } from './orders.repository'
 import { deskSchedule } from './schedule'
-import { findTariff, isAnnouncedSlot, snapshotTariff } from './tariffs'
+import { announcedSlot, findTariff, snapshotTariff } from './tariffs'
 
 /**
  * Orders: choosing a tariff (an order copies the tariff and pins the terms version), starting an on_request window,
@@ -84,16 +84,16 @@ export async function createOrder(
   if (!tariff) return { ok: false, code: 'tariff-unknown' }
   if (input.terms !== termsHash(desk.terms.version)) return { ok: false, code: 'terms-changed' }
   if (tariff.startMode === 'scheduled' && !input.slot) return { ok: false, code: 'slot-required' }
-  if (input.slot && (tariff.startMode !== 'scheduled' || !isAnnouncedSlot(tariff, input.slot)))
-    return { ok: false, code: 'slot-unknown' }
+  const slot = input.slot && tariff.startMode === 'scheduled' ? announcedSlot(tariff, input.slot) : undefined
+  if (input.slot && !slot) return { ok: false, code: 'slot-unknown' }
 
   return deps.db.transaction().execute(async (trx): Promise<CreateOrderResult> => {
     if (!(await claimUpdate(trx, desk.botId, input.updateId))) return { ok: false, code: 'duplicate' }
     const now = await dbNow(trx)
-    if (input.slot) {
-      if (input.slot.getTime() <= now.getTime()) return { ok: false, code: 'slot-started' }
+    if (slot) {
+      if (slot.getTime() <= now.getTime()) return { ok: false, code: 'slot-started' }
       // A soft check so nobody is invoiced for a full slot; the place itself is held at pre-checkout.
-      const [free] = await freePlaces(trx, desk.botId, [accountForSlot(desk, tariff, input.slot)])
+      const [free] = await freePlaces(trx, desk.botId, [accountForSlot(desk, tariff, slot)])
       if ((free ?? 0) <= 0) return { ok: false, code: 'slot-full' }
     }
     await upsertClient(trx, desk.botId, input.from)
@@ -101,7 +101,7 @@ export async function createOrder(
       bot_id: desk.botId,
       user_id: input.from.id,
       ...snapshotTariff(desk, tariff, input.lang),
-      slot_start: input.slot ?? null,
+      slot_start: slot ?? null,
     })
     await audit(trx, {
       botId: desk.botId,

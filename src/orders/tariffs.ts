@@ -59,8 +59,10 @@ export function upcomingSlots(t: TariffConfig, now: Date): Date[] {
   return tariffSlots(t).filter((s) => s.getTime() > now.getTime())
 }
 
-export function isAnnouncedSlot(t: TariffConfig, slot: Date): boolean {
-  return tariffSlots(t).some((s) => s.getTime() === slot.getTime())
+/** The announced slot a button names (buttons carry whole seconds), or undefined. */
+export function announcedSlot(t: TariffConfig, slot: Date): Date | undefined {
+  const sec = Math.floor(slot.getTime() / 1000)
+  return tariffSlots(t).find((s) => Math.floor(s.getTime() / 1000) === sec)
 }
 
 /** The desk-local calendar date of an instant, "YYYY-MM-DD". */

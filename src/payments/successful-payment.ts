@@ -48,6 +48,8 @@ export type PaymentOutcome =
 
 export interface SuccessfulPaymentInput {
   userId: number
+  /** The payer's language (for a payment that matches no order; an order has its own). */
+  lang: string
   payment: SuccessfulPayment
 }
 
@@ -81,7 +83,7 @@ export async function recordSuccessfulPayment(
       await notify(outbox, {
         botId: desk.botId,
         chatId: input.userId,
-        lang: langOf(deps, desk, order),
+        lang: input.lang,
         key: 'pay-unmatched',
         params: { amount: p.total_amount },
         dedupeKey: `payment:${p.id}:client`,
@@ -236,10 +238,6 @@ async function placeStart(trx: Trx, desk: DeskRuntime, order: Order, now: Date):
 
 function tzButton(deps: Deps, lang: string): InlineKeyboardButton {
   return { text: deps.i18n.t(lang, 'tz-change-button'), callback_data: 'tz:menu' }
-}
-
-function langOf(_deps: Deps, desk: DeskRuntime, order: Order | undefined): string {
-  return order?.lang ?? desk.defaultLanguage
 }
 
 /** An alert in the staff group's General topic, with a Refund button for payments that wait for one. */

@@ -41,10 +41,17 @@ export function tariff(init: Partial<TariffConfig> & Pick<TariffConfig, 'code'>)
   }
 }
 
-export async function startPayWorld(configure?: (c: LoadedConfig) => void): Promise<PayWorld> {
+export async function startPayWorld(
+  configure?: (c: LoadedConfig) => void,
+  opts: { mode?: 'polling' | 'webhook' } = {},
+): Promise<PayWorld> {
   const tg = await startBotApi({ defaultWaitTimeoutMs: 15_000 })
   tg.forum({ id: STAFF_CHAT_ID, title: 'Staff' })
-  const t = await startTestApp({ apiRoot: tg.root, ...(configure ? { configure } : {}) })
+  const t = await startTestApp({
+    apiRoot: tg.root,
+    ...(configure ? { configure } : {}),
+    ...(opts.mode ? { mode: opts.mode } : {}),
+  })
   const admin = tg.user({ id: ADMIN_ID, first_name: 'Admin', language_code: 'en' })
   return {
     tg,

@@ -53,6 +53,7 @@ const priv = paymentsFeature.chatType('private')
 priv.on('message:successful_payment', async (ctx) => {
   const r = await recordSuccessfulPayment(ctx.deps, ctx.desk, {
     userId: ctx.from.id,
+    lang: ctx.lang,
     payment: ctx.message.successful_payment,
   })
   ctx.log.info({ status: r.status, ...('orderId' in r ? { order: r.orderId } : {}) }, 'successful_payment')
