@@ -24,7 +24,30 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32)
 const ACCOUNTS = 10_000
 const WIDE = { periodStart: new Date('2000-01-01T00:00:00Z'), periodEnd: new Date('2100-01-01T00:00:00Z') }
 
+/**
+ * CPU time (µs) used so far by this database's backends, read from /proc (Linux, server on this machine; else
+ * null). Robust against other load on the machine, unlike wall-clock rates.
+ */
+async function backendCpuUs(pool: pg.Pool): Promise<number | null> {
+  const { readFile } = await import('node:fs/promises')
+  const r = await pool.query<{ pid: number }>(
+    'select pid from pg_stat_activity where datname = current_database()',
+  )
+  let total = 0
+  for (const { pid } of r.rows) {
+    try {
+      const f = (await readFile(`/proc/${pid}/stat`, 'utf8')).split(')')[1]!.trim().split(' ')
+      total += Number(f[11]) + Number(f[12])
+    } catch {
+      return null
+    }
+  }
+  return (total * 1e6) / 100 // clock ticks (USER_HZ = 100) to µs
+}
+
 interface Result {
+  /** CPU time of the database backends per op (µs), when measurable. */
+  serverCpuUs: number | null
   /** CPU time of this Node process per op (µs): the client's share of the machine. */
   clientCpuUs: number
   ops: number
@@ -37,7 +60,11 @@ interface Result {
 let seq = 0
 
 /** Runs `CONNECTIONS` workers looping on `op` for `seconds` (after a warm-up whose ops are not counted). */
-async function run(op: (worker: number, seq: number) => Promise<boolean>, seconds: number): Promise<Result> {
+async function run(
+  op: (worker: number, seq: number) => Promise<boolean>,
+  seconds: number,
+  probe: pg.Pool,
+): Promise<Result> {
   const warmEnd = performance.now() + WARMUP_SECONDS * 1000
   await Promise.all(
     Array.from({ length: CONNECTIONS }, async (_, w) => {
@@ -46,6 +73,7 @@ async function run(op: (worker: number, seq: number) => Promise<boolean>, second
   )
   const lat: number[] = []
   let refused = 0
+  const server0 = await backendCpuUs(probe)
   const cpu0 = process.cpuUsage()
   const start = performance.now()
   const end = start + seconds * 1000
@@ -61,6 +89,7 @@ async function run(op: (worker: number, seq: number) => Promise<boolean>, second
   )
   const elapsed = (performance.now() - start) / 1000
   const cpu = process.cpuUsage(cpu0)
+  const server1 = await backendCpuUs(probe)
   const latencies = Float64Array.from(lat).sort()
   return {
     ops: lat.length,
@@ -68,6 +97,7 @@ async function run(op: (worker: number, seq: number) => Promise<boolean>, second
     latencies,
     refused,
     clientCpuUs: (cpu.user + cpu.system) / lat.length,
+    serverCpuUs: server0 === null || server1 === null ? null : (server1 - server0) / lat.length,
   }
 }
 
@@ -198,12 +228,13 @@ async function main() {
     )
     const results = new Map<string, Result>()
     for (const [workload, impl, op] of phases) {
-      const r = await run(op, SECONDS)
+      const r = await run(op, SECONDS, raw)
       results.set(`${workload}/${impl}`, r)
       console.log(
         `${workload.padEnd(16)} ${impl.padEnd(9)} ${rate(r).toFixed(0).padStart(7)} ops/s  ` +
           `p50 ${pct(r.latencies, 50).toFixed(2).padStart(6)} ms  p99 ${pct(r.latencies, 99).toFixed(2).padStart(6)} ms` +
-          `  client CPU ${r.clientCpuUs.toFixed(0).padStart(4)} µs/op  (${r.ops} ops${r.refused ? `, ${r.refused} refused` : ''})`,
+          `  CPU/op: client ${r.clientCpuUs.toFixed(0).padStart(4)} µs, server ` +
+          `${r.serverCpuUs === null ? '   ?' : r.serverCpuUs.toFixed(0).padStart(4)} µs  (${r.ops} ops${r.refused ? `, ${r.refused} refused` : ''})`,
       )
     }
     for (const [what, n] of notes) console.log(`  ${what}: ${n}`)
@@ -212,9 +243,14 @@ async function main() {
       const b = results.get(`${workload}/baseline`)!
       const l = results.get(`${workload}/ledger`)!
       const ratio = rate(l) / rate(b)
+      const cpu = (r: Result) => (r.serverCpuUs === null ? null : r.serverCpuUs + r.clientCpuUs)
+      const cpuRatio = cpu(b) !== null && cpu(l) !== null ? cpu(b)! / cpu(l)! : null
       console.log(
         `ratio ledger/baseline, ${workload}: ${ratio.toFixed(2)} (target >= 0.80${ratio >= 0.8 ? ', met' : ', NOT met'}); ` +
-          `ledger transactions/s (2 per cycle): ${(2 * rate(l)).toFixed(0)}`,
+          `ledger transactions/s (2 per cycle): ${(2 * rate(l)).toFixed(0)}` +
+          (cpuRatio === null
+            ? ''
+            : `; CPU-time ratio (baseline ÷ ledger CPU per op): ${cpuRatio.toFixed(2)}`),
       )
     }
 
