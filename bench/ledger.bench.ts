@@ -25,24 +25,32 @@ const ACCOUNTS = 10_000
 const WIDE = { periodStart: new Date('2000-01-01T00:00:00Z'), periodEnd: new Date('2100-01-01T00:00:00Z') }
 
 /**
- * CPU time (µs) used so far by this database's backends, read from /proc (Linux, server on this machine; else
+ * CPU ticks used so far by each backend of this database, read from /proc (Linux, server on this machine; else
  * null). Robust against other load on the machine, unlike wall-clock rates.
  */
-async function backendCpuUs(pool: pg.Pool): Promise<number | null> {
+async function backendTicks(pool: pg.Pool): Promise<Map<number, number> | null> {
   const { readFile } = await import('node:fs/promises')
   const r = await pool.query<{ pid: number }>(
     'select pid from pg_stat_activity where datname = current_database()',
   )
-  let total = 0
+  const ticks = new Map<number, number>()
   for (const { pid } of r.rows) {
     try {
       const f = (await readFile(`/proc/${pid}/stat`, 'utf8')).split(')')[1]!.trim().split(' ')
-      total += Number(f[11]) + Number(f[12])
+      ticks.set(pid, Number(f[11]) + Number(f[12]))
     } catch {
       return null
     }
   }
-  return (total * 1e6) / 100 // clock ticks (USER_HZ = 100) to µs
+  return ticks
+}
+
+/** Backend CPU (µs) between two samples; a backend new in the second sample counts from zero. */
+function ticksDeltaUs(a: Map<number, number> | null, b: Map<number, number> | null): number | null {
+  if (!a || !b) return null
+  let total = 0
+  for (const [pid, t] of b) total += t - (a.get(pid) ?? 0)
+  return (total * 1e6) / 100 // USER_HZ = 100 ticks per second
 }
 
 interface Result {
@@ -73,7 +81,7 @@ async function run(
   )
   const lat: number[] = []
   let refused = 0
-  const server0 = await backendCpuUs(probe)
+  const server0 = await backendTicks(probe)
   const cpu0 = process.cpuUsage()
   const start = performance.now()
   const end = start + seconds * 1000
@@ -89,7 +97,7 @@ async function run(
   )
   const elapsed = (performance.now() - start) / 1000
   const cpu = process.cpuUsage(cpu0)
-  const server1 = await backendCpuUs(probe)
+  const server1 = await backendTicks(probe)
   const latencies = Float64Array.from(lat).sort()
   return {
     ops: lat.length,
@@ -97,7 +105,7 @@ async function run(
     latencies,
     refused,
     clientCpuUs: (cpu.user + cpu.system) / lat.length,
-    serverCpuUs: server0 === null || server1 === null ? null : (server1 - server0) / lat.length,
+    serverCpuUs: ((d) => (d === null ? null : d / lat.length))(ticksDeltaUs(server0, server1)),
   }
 }
 
@@ -136,6 +144,10 @@ async function main() {
     const ledger = new Ledger(handle.db, { log: quietLogger() })
     raw = new pg.Pool({ connectionString: url, max: CONNECTIONS, application_name: 'ledger-bench-baseline' })
     raw.on('error', () => {})
+    // Keep every connection for the whole run (pg closes idle ones after 10 s by default), so the backends whose
+    // CPU is measured stay the same.
+    handle.pool.options.idleTimeoutMillis = 0
+    raw.options.idleTimeoutMillis = 0
 
     // Accounts: 10,000 with room for every op of the run, and one hot account.
     const big = 1_000_000_000
