@@ -191,6 +191,12 @@ class LaneRun {
       await this.withhold()
       return DONE
     }
+    // Known to have blocked the bot: park what is pending without calling Telegram again (no retry loop). The
+    // client's next message clears the mark and re-queues it.
+    if (this.dir === 'out' && dc.client_blocked_at) {
+      await markPendingOutBlocked(this.db, this.v.id)
+      return DONE
+    }
 
     const started = Date.now()
     let n = 0

@@ -136,7 +136,11 @@ export async function markItems(q: Q, ids: number[], state: ItemState, error: st
     .execute()
 }
 
-/** Every pending item to the client, at once: after a 403 none of them can be delivered. */
+/**
+ * Every pending item to the client, at once, while the client is marked as having blocked the bot (403): none of
+ * them can be delivered. Conditional on the mark in the same statement, so items the client's return has just
+ * re-queued are not parked again.
+ */
 export async function markPendingOutBlocked(q: Q, consultationId: number) {
   return q
     .updateTable('desk_message')
@@ -144,6 +148,14 @@ export async function markPendingOutBlocked(q: Q, consultationId: number) {
     .where('consultation_id', '=', consultationId)
     .where('direction', '=', 'out')
     .where('state', '=', 'pending')
+    .where(({ exists, selectFrom }) =>
+      exists(
+        selectFrom('desk_consultation')
+          .select('consultation_id')
+          .where('consultation_id', '=', consultationId)
+          .where('client_blocked_at', 'is not', null),
+      ),
+    )
     .returning(['id'])
     .execute()
 }

@@ -1,0 +1,95 @@
+import { sql } from 'kysely'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { runLane } from '../../src/routing/delivery'
+import {
+  activeConsultation,
+  type DeskWorld,
+  eventually,
+  newClient,
+  STAFF_CHAT_ID,
+  startDeskWorld,
+  TEST_BOT_ID,
+} from '../support/fixtures'
+
+/**
+ * At most one topic per consultation, whatever races: the activation job and the first messages' jobs, on two
+ * worker processes at once, many consultations at a time; and the lane itself called concurrently from both.
+ */
+
+describe('routing: one topic per consultation under races', () => {
+  let w: DeskWorld
+  let second: DeskWorld
+  beforeAll(async () => {
+    w = await startDeskWorld()
+    // Another process with workers only, on the same database and the same Telegram.
+    second = await startDeskWorld({ role: 'worker', database: w.t.db, tg: w.tg })
+  })
+  afterAll(async () => {
+    await second?.stop()
+    await w?.stop()
+  })
+
+  async function topicsOf(consultationId: number) {
+    return w.deps.db
+      .selectFrom('desk_route')
+      .selectAll()
+      .where('consultation_id', '=', consultationId)
+      .execute()
+  }
+
+  it('two first messages sent at once, activation racing them, two worker processes: one topic, both copied in order (3 × 10 consultations)', async () => {
+    for (let round = 0; round < 3; round++) {
+      const since = w.tg.mark()
+      const started = await Promise.all(
+        Array.from({ length: 10 }, async () => {
+          const client = await newClient(w)
+          const { consultationId } = await activeConsultation(w, client)
+          const a = w.tg.privateText(client, 'first')
+          const b = w.tg.privateText(client, 'second')
+          await Promise.all([w.tg.push(TEST_BOT_ID, a), w.tg.push(TEST_BOT_ID, b)])
+          return { client, consultationId, ids: [a.message.message_id, b.message.message_id] }
+        }),
+      )
+      for (const s of started) {
+        await eventually(async () => {
+          const r = await sql<{ n: number }>`select count(*)::int as n from desk_message
+            where consultation_id = ${s.consultationId} and state = 'sent' and direction = 'in'`.execute(
+            w.deps.db,
+          )
+          return r.rows[0]!.n === 2
+        }, `both messages of consultation ${s.consultationId}`)
+        const routes = await topicsOf(s.consultationId)
+        expect(routes).toHaveLength(1)
+        const thread = routes[0]!.message_thread_id
+        const copies = w.tg
+          .sentTo(STAFF_CHAT_ID, { threadId: thread })
+          .filter((m) => m.source?.chat_id === s.client.id)
+        expect(copies.map((m) => m.source!.message_id)).toEqual(s.ids)
+      }
+      const created = w.tg.callsTo('createForumTopic', { chat_id: STAFF_CHAT_ID }, { since })
+      expect(created).toHaveLength(10)
+    }
+  })
+
+  it('the topic lane called concurrently from both processes for fresh consultations: exactly one createForumTopic each (20 times)', async () => {
+    for (let i = 0; i < 20; i++) {
+      const client = await newClient(w)
+      const since = w.tg.mark()
+      // Activated in the bot-only sense: the lane is raced directly by both processes' deps, five calls each.
+      const { consultationId } = await activeConsultation(w, client)
+      await Promise.all(
+        Array.from({ length: 10 }, (_, k) => runLane(k % 2 ? w.deps : second.deps, consultationId, 'in')),
+      )
+      await eventually(async () => {
+        const r = await topicsOf(consultationId)
+        return r.length === 1 && r[0]!.card_message_id !== null
+      }, 'the topic with its card')
+      const created = w.tg.callsTo('createForumTopic', { name: new RegExp(`#${consultationId}$`) }, { since })
+      expect(created).toHaveLength(1)
+      const cards = w.tg
+        .sentTo(STAFF_CHAT_ID, { threadId: created[0]!.result.message_thread_id })
+        .filter((m) => m.text?.startsWith('📋'))
+      expect(cards).toHaveLength(1)
+    }
+  })
+})
