@@ -11,11 +11,16 @@ function parseInt8(value: string): number {
   return n
 }
 
+// @types/pg declares arrayParser as a function; at run time (pg-types 2) it is an object with create().
+const arrayParser = pg.types.arrayParser as unknown as {
+  create(source: string, transform: (entry: string) => unknown): { parse(): unknown[] }
+}
+
 let installed = false
 export function installPgTypeParsers(): void {
   if (installed) return
   installed = true
   pg.types.setTypeParser(pg.types.builtins.INT8, parseInt8)
   // numeric stays a string: it is only used for report ratios, where the caller decides the precision.
-  pg.types.setTypeParser(1016 as never /* int8[] */, (v: string) => pg.types.arrayParser(v, parseInt8))
+  pg.types.setTypeParser(1016 as never /* int8[] */, (v: string) => arrayParser.create(v, parseInt8).parse())
 }

@@ -18,6 +18,11 @@ describe('database', () => {
     await expect(sql`select 9007199254740993::bigint as v`.execute(t.db)).rejects.toThrow(/safe integer/)
   })
 
+  it('parses int8[] element by element', async () => {
+    const r = await sql<{ v: number[] }>`select array[1, ${-1001234567890}]::bigint[] as v`.execute(t.db)
+    expect(r.rows[0]!.v).toEqual([1, -1001234567890])
+  })
+
   it('has the migrations applied', async () => {
     const r = await sql<{ n: number }>`select count(*)::int as n from kysely_migration`.execute(t.db)
     expect(r.rows[0]!.n).toBeGreaterThan(0)
