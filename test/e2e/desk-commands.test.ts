@@ -1,0 +1,221 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { findTariff, snapshotTariff } from '../../src/orders/tariffs'
+import {
+  activeConsultation,
+  clientSends,
+  type DeskWorld,
+  eventually,
+  itemIn,
+  lanesIdle,
+  newClient,
+  STAFF_CHAT_ID,
+  staffSends,
+  startDeskWorld,
+  TEST_BOT_ID,
+  topicReady,
+} from '../support/fixtures'
+
+/** Staff commands in a consultation topic, and the client-side refusals that do not depend on the window's end. */
+
+describe('desk: staff commands in a topic', () => {
+  let w: DeskWorld
+  beforeAll(async () => {
+    w = await startDeskWorld()
+  })
+  afterAll(() => w?.stop())
+
+  async function started() {
+    const client = await newClient(w, { language_code: 'en' })
+    const { consultationId } = await activeConsultation(w, client)
+    const route = await topicReady(w, consultationId)
+    return { client, consultationId, thread: route.message_thread_id, card: route.card_message_id! }
+  }
+
+  const auditRows = (action: string, subject: number) =>
+    w.deps.db
+      .selectFrom('audit_log')
+      .selectAll()
+      .where('action', '=', action)
+      .where('subject_id', '=', String(subject))
+      .execute()
+
+  it('/card re-renders the pinned card in place; commands are never relayed', async () => {
+    const { client, consultationId, thread, card } = await started()
+    await clientSends(w, client, 'A question')
+    const since = w.tg.mark()
+    await staffSends(w, thread, w.expert, '/card')
+    const edit = await w.tg.waitFor(
+      'editMessageText',
+      { chat_id: STAFF_CHAT_ID, message_id: card },
+      { since },
+    )
+    expect(edit.payload.text).toContain('ждут ответа: 1')
+    await lanesIdle(w, consultationId)
+    expect(w.tg.callsTo('copyMessage', { chat_id: client.id }, { since })).toHaveLength(0)
+  })
+
+  it('/extend is for admins; an admin extends the window, audited, the client told the new end', async () => {
+    const { client, consultationId, thread } = await started()
+    const before = await w.deps.db
+      .selectFrom('consultation')
+      .select('access_until')
+      .where('id', '=', consultationId)
+      .executeTakeFirstOrThrow()
+    await staffSends(w, thread, w.expert, '/extend 2')
+    await w.tg.waitForSent(STAFF_CHAT_ID, /только администраторы/, { threadId: thread })
+
+    const cmd = w.tg.groupTopicMessage(STAFF_CHAT_ID, thread, w.admin, '/extend 2')
+    const pushed = await w.tg.push(TEST_BOT_ID, cmd)
+    await w.tg.waitForSent(client.id, /extended by 2 h/)
+    await w.tg.redeliver(TEST_BOT_ID, pushed)
+    await staffSends(w, thread, w.admin, '/card')
+    await lanesIdle(w, consultationId)
+    const after = await w.deps.db
+      .selectFrom('consultation')
+      .select('access_until')
+      .where('id', '=', consultationId)
+      .executeTakeFirstOrThrow()
+    expect(after.access_until!.getTime() - before.access_until!.getTime()).toBe(2 * 3600_000)
+    const audits = await auditRows('consultation.extended', consultationId)
+    expect(audits).toHaveLength(1)
+    expect(audits[0]).toMatchObject({ actor_id: w.admin.id, details: { hours: 2, reason: 'admin' } })
+    // The ledger's window moved with it.
+    const accounts = await w.deps.db
+      .selectFrom('ledger_account')
+      .select('period_end')
+      .where('subject', '=', String(consultationId))
+      .execute()
+    for (const a of accounts) expect(a.period_end.getTime()).toBe(after.access_until!.getTime())
+  })
+
+  it('/close asks for confirmation; Yes ends the consultation early (audited), the client is told, new messages are refused', async () => {
+    const { client, consultationId, thread } = await started()
+    await staffSends(w, thread, w.expert, '/close')
+    const ask = await w.tg.waitForSent(STAFF_CHAT_ID, /Завершить консультацию/, { threadId: thread })
+    const yes = ask.reply_markup.inline_keyboard[0][0].callback_data as string
+    expect(yes).toBe(`desk:close:${consultationId}:yes`)
+    await w.tg.push(TEST_BOT_ID, w.tg.callback(w.expert, yes, ask))
+    await w.tg.waitForSent(client.id, /ended your consultation/)
+    const c = await w.deps.db
+      .selectFrom('consultation')
+      .selectAll()
+      .where('id', '=', consultationId)
+      .executeTakeFirstOrThrow()
+    expect(c.state).toBe('closed')
+    expect(await auditRows('consultation.closed_early', consultationId)).toHaveLength(1)
+    // Pressed again: nothing more happens.
+    await w.tg.push(TEST_BOT_ID, w.tg.callback(w.expert, yes, ask))
+    await w.tg.waitFor('answerCallbackQuery', { show_alert: true })
+    expect(await auditRows('consultation.closed_early', consultationId)).toHaveLength(1)
+
+    const late = await clientSends(w, client, 'Still there?')
+    const row = await itemIn(w, client.id, late.message_id, 'refused')
+    expect(row.refusal).toMatchObject({ reason: 'closed' })
+    await w.tg.waitForSent(client.id, /The desk closed this consultation/)
+    // The topic's name shows the state.
+    await w.tg.waitFor('editForumTopic', { message_thread_id: thread, name: /^⚪ / })
+  })
+
+  it('/ban (admin): the client is refused politely and not relayed; /unban lets them back', async () => {
+    const { client, consultationId, thread } = await started()
+    await staffSends(w, thread, w.admin, '/ban')
+    await eventually(async () => {
+      const c = await w.deps.db
+        .selectFrom('client')
+        .select('banned_at')
+        .where('user_id', '=', client.id)
+        .executeTakeFirst()
+      return c?.banned_at
+    }, 'the ban')
+    const refused = await clientSends(w, client, 'hello?')
+    await itemIn(w, client.id, refused.message_id, 'refused')
+    await w.tg.waitForSent(client.id, /does not accept messages/)
+    expect(await auditRows('client.banned', client.id)).toHaveLength(1)
+
+    await staffSends(w, thread, w.admin, '/unban')
+    await eventually(async () => (await auditRows('client.unbanned', client.id)).length === 1, 'the unban')
+    const back = await clientSends(w, client, 'hello again')
+    await itemIn(w, client.id, back.message_id, 'sent')
+    await lanesIdle(w, consultationId)
+    expect(
+      w.tg.callsTo('copyMessage', {
+        chat_id: STAFF_CHAT_ID,
+        from_chat_id: client.id,
+        message_id: refused.message_id,
+      }),
+    ).toHaveLength(0)
+  })
+
+  it('/note keeps an internal note on the consultation; an unknown command gets the list', async () => {
+    const { client, consultationId, thread } = await started()
+    await staffSends(w, thread, w.expert, '/note client prefers Go examples')
+    await w.tg.waitForSent(STAFF_CHAT_ID, /Заметка сохранена/, { threadId: thread })
+    const notes = await auditRows('consultation.note', consultationId)
+    expect(notes[0]?.details).toMatchObject({ text: 'client prefers Go examples' })
+    await staffSends(w, thread, w.expert, '/frobnicate')
+    await w.tg.waitForSent(STAFF_CHAT_ID, /Неизвестная команда/, { threadId: thread })
+    await lanesIdle(w, consultationId)
+    expect(w.tg.callsTo('copyMessage', { chat_id: client.id })).toHaveLength(0)
+  })
+})
+
+describe('desk: refusals before and outside a consultation', () => {
+  let w: DeskWorld
+  beforeAll(async () => {
+    w = await startDeskWorld()
+  })
+  afterAll(() => w?.stop())
+
+  it('no consultation: the client is pointed to the tariffs; nothing is copied', async () => {
+    const client = await newClient(w, { language_code: 'ru' })
+    const m = await clientSends(w, client, 'Здравствуйте, сколько стоит?')
+    const row = await itemIn(w, client.id, m.message_id, 'refused')
+    expect(row.consultation_id).toBeNull()
+    await w.tg.waitForSent(client.id, /нет оплаченной консультации/)
+  })
+
+  it('a paid window that starts on request: refused until Start, nothing counted', async () => {
+    const client = await newClient(w, { language_code: 'en' })
+    const desk = w.t.desk
+    const order = await w.deps.db
+      .insertInto('orders')
+      .values({
+        bot_id: desk.botId,
+        user_id: client.id,
+        ...snapshotTariff(desk, findTariff(desk, 'later')!, 'en'),
+        state: 'paid_waiting',
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow()
+    await w.deps.db
+      .insertInto('consultation')
+      .values({ bot_id: desk.botId, order_id: order.id, user_id: client.id })
+      .execute()
+    const m = await clientSends(w, client, 'Can I ask already?')
+    const row = await itemIn(w, client.id, m.message_id, 'refused')
+    expect(row.refusal).toMatchObject({
+      reason: 'not_started',
+      numbers: { startsAt: null, startMode: 'on_request' },
+    })
+    await w.tg.waitForSent(client.id, /opens when you press “Start”/)
+  })
+
+  it('a refunded consultation refuses new questions but still delivers the answer to an accepted one', async () => {
+    const client = await newClient(w, { language_code: 'en' })
+    const { consultationId } = await activeConsultation(w, client)
+    const route = await topicReady(w, consultationId)
+    const q = await clientSends(w, client, 'Accepted before the refund')
+    await itemIn(w, client.id, q.message_id, 'sent')
+    // What a refund does to the consultation (src/payments/refunds.ts, policy "deliver").
+    await w.deps.db
+      .updateTable('consultation')
+      .set({ state: 'revoked', revoked_at: new Date(), refund_policy: 'deliver' })
+      .where('id', '=', consultationId)
+      .execute()
+    const after = await clientSends(w, client, 'After the refund')
+    await itemIn(w, client.id, after.message_id, 'refused')
+    await w.tg.waitForSent(client.id, /was refunded/)
+    const answer = await staffSends(w, route.message_thread_id, w.expert, 'The answer you paid for')
+    await itemIn(w, STAFF_CHAT_ID, answer.message.message_id, 'sent')
+  })
+})
