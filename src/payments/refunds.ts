@@ -2,6 +2,7 @@ import { GrammyError, HttpError } from 'grammy'
 import { sql } from 'kysely'
 import { audit } from '../audit/audit'
 import type { DeskRuntime } from '../config/load'
+import { disputeCloseTopicQueue } from '../disputes/disputes.jobs'
 import type { Trx } from '../db/database'
 import type { Deps } from '../deps'
 import type { Outbox } from '../jobs/jobs'
@@ -168,8 +169,9 @@ export async function applyRefund(
     })
     .where('payment_id', '=', p.id)
     .where('state', '=', 'open')
-    .returning(['id'])
+    .returning(['id', 'thread_id'])
     .execute()
+  for (const d of disputes) if (d.thread_id) await outbox.send(disputeCloseTopicQueue, { disputeId: d.id })
 
   await audit(trx, {
     botId: desk.botId,

@@ -24,27 +24,38 @@ const where = (ctx: BotContext) => {
   return thread ? { message_thread_id: thread } : {}
 }
 
+/**
+ * Text posted in the staff group speaks the desk's language (the group is shared, like the alerts the jobs post
+ * there); in a private chat, the reader's. Pop-up alerts always use the presser's language.
+ */
+export function say(ctx: BotContext) {
+  return (key: string, params?: Record<string, string | number>) =>
+    ctx.chat?.id === ctx.desk.staffChatId
+      ? ctx.deps.i18n.t(ctx.desk.defaultLanguage, key, params)
+      : ctx.t(key, params)
+}
+
 /** Admin-facing text for a refund outcome: precise, with Telegram's own description on failure. */
 export function refundOutcomeText(ctx: BotContext, r: RefundOutcome): string {
   switch (r.status) {
     case 'refunded':
-      return ctx.t(r.alreadyAtTelegram ? 'refund-ok-already-at-telegram' : 'refund-ok', {
+      return say(ctx)(r.alreadyAtTelegram ? 'refund-ok-already-at-telegram' : 'refund-ok', {
         payment: String(r.payment.id),
         charge: r.payment.telegram_payment_charge_id,
         amount: r.payment.total_amount,
         user: String(r.payment.user_id),
       })
     case 'already-refunded':
-      return ctx.t('refund-already', {
+      return say(ctx)('refund-already', {
         payment: String(r.payment.id),
         charge: r.payment.telegram_payment_charge_id,
       })
     case 'in-progress':
-      return ctx.t('refund-in-progress', { payment: String(r.payment.id) })
+      return say(ctx)('refund-in-progress', { payment: String(r.payment.id) })
     case 'unknown-payment':
-      return ctx.t('refund-unknown')
+      return say(ctx)('refund-unknown')
     case 'failed':
-      return ctx.t('refund-failed', {
+      return say(ctx)('refund-failed', {
         payment: String(r.payment.id),
         charge: r.payment.telegram_payment_charge_id,
         description: r.description,
@@ -55,18 +66,18 @@ export function refundOutcomeText(ctx: BotContext, r: RefundOutcome): string {
 async function askConfirmation(ctx: BotContext, paymentId: number): Promise<void> {
   const p = await findPayment(ctx.deps.db, paymentId)
   if (!p || p.bot_id !== ctx.desk.botId) {
-    await ctx.reply(ctx.t('refund-unknown-id', { payment: String(paymentId) }), where(ctx))
+    await ctx.reply(say(ctx)('refund-unknown-id', { payment: String(paymentId) }), where(ctx))
     return
   }
   if (p.refunded_at) {
     await ctx.reply(
-      ctx.t('refund-already', { payment: String(p.id), charge: p.telegram_payment_charge_id }),
+      say(ctx)('refund-already', { payment: String(p.id), charge: p.telegram_payment_charge_id }),
       where(ctx),
     )
     return
   }
   await ctx.reply(
-    ctx.t('refund-confirm', {
+    say(ctx)('refund-confirm', {
       payment: String(p.id),
       charge: p.telegram_payment_charge_id,
       amount: p.total_amount,
@@ -76,8 +87,8 @@ async function askConfirmation(ctx: BotContext, paymentId: number): Promise<void
     {
       ...where(ctx),
       reply_markup: new InlineKeyboard()
-        .text(ctx.t('btn-refund-yes'), `rf:yes:${p.id}`)
-        .text(ctx.t('btn-cancel'), 'rf:no'),
+        .text(say(ctx)('btn-refund-yes'), `rf:yes:${p.id}`)
+        .text(say(ctx)('btn-cancel'), 'rf:no'),
     },
   )
 }
@@ -94,29 +105,29 @@ adminPaymentsFeature.callbackQuery(/^rf:(ask|yes):(\d{1,15})$/, async (ctx) => {
 
 adminPaymentsFeature.callbackQuery('rf:no', async (ctx) => {
   await ctx.answerCallbackQuery()
-  await ctx.editMessageText(ctx.t('refund-cancelled')).catch(() => {})
+  await ctx.editMessageText(say(ctx)('refund-cancelled')).catch(() => {})
 })
 
 const admin = adminPaymentsFeature.filter(isAdmin)
 
 admin.command('refund', async (ctx) => {
   const arg = ctx.match.trim()
-  if (!arg) return ctx.reply(ctx.t('refund-usage'), where(ctx))
+  if (!arg) return ctx.reply(say(ctx)('refund-usage'), where(ctx))
   const byId = /^#(\d{1,15})$/.exec(arg)
   if (byId) return askConfirmation(ctx, Number(byId[1]))
   const p = await findPaymentByCharge(ctx.deps.db, ctx.desk.botId, arg)
-  if (!p) return ctx.reply(ctx.t('refund-unknown-charge', { charge: arg.slice(0, 200) }), where(ctx))
+  if (!p) return ctx.reply(say(ctx)('refund-unknown-charge', { charge: arg.slice(0, 200) }), where(ctx))
   return askConfirmation(ctx, p.id)
 })
 
 admin.command('refunds', async (ctx) => {
   const q = await refundQueue(ctx.deps.db, ctx.desk.botId)
-  if (q.payments.length === 0 && q.waiting.length === 0) return ctx.reply(ctx.t('queue-empty'), where(ctx))
+  if (q.payments.length === 0 && q.waiting.length === 0) return ctx.reply(say(ctx)('queue-empty'), where(ctx))
   const kb = new InlineKeyboard()
-  const lines = [ctx.t('queue-title')]
+  const lines = [say(ctx)('queue-title')]
   for (const p of q.payments.slice(0, 20)) {
     lines.push(
-      ctx.t('queue-payment', {
+      say(ctx)('queue-payment', {
         payment: String(p.id),
         kind: p.kind,
         amount: p.total_amount,
@@ -125,11 +136,11 @@ admin.command('refunds', async (ctx) => {
         charge: p.telegram_payment_charge_id,
       }),
     )
-    kb.text(ctx.t('btn-refund-payment', { payment: String(p.id) }), `rf:ask:${p.id}`).row()
+    kb.text(say(ctx)('btn-refund-payment', { payment: String(p.id) }), `rf:ask:${p.id}`).row()
   }
   for (const w of q.waiting.slice(0, 20)) {
     lines.push(
-      ctx.t('queue-waiting', {
+      say(ctx)('queue-waiting', {
         order: String(w.order_id),
         title: w.title,
         amount: w.price_stars,
@@ -137,7 +148,7 @@ admin.command('refunds', async (ctx) => {
         payment: String(w.payment_id),
       }),
     )
-    kb.text(ctx.t('btn-refund-payment', { payment: String(w.payment_id) }), `rf:ask:${w.payment_id}`).row()
+    kb.text(say(ctx)('btn-refund-payment', { payment: String(w.payment_id) }), `rf:ask:${w.payment_id}`).row()
   }
   await ctx.reply(lines.join('\n'), { ...where(ctx), reply_markup: kb })
 })
@@ -146,10 +157,10 @@ admin.command('reconcile', async (ctx) => {
   await ctx.deps.jobs.transaction(ctx.deps.db, (_trx, outbox) =>
     outbox.send(reconcileQueue, { botId: ctx.desk.botId, requestedBy: ctx.from!.id }),
   )
-  await ctx.reply(ctx.t('reconcile-started'), where(ctx))
+  await ctx.reply(say(ctx)('reconcile-started'), where(ctx))
 })
 
 // Non-admins get a plain refusal for admin commands instead of silence.
 adminPaymentsFeature.command(['refund', 'refunds', 'reconcile'], (ctx) =>
-  ctx.reply(ctx.t('admin-only'), where(ctx)),
+  ctx.reply(say(ctx)('admin-only'), where(ctx)),
 )

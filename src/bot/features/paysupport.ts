@@ -15,7 +15,7 @@ import { listUserPayments } from '../../orders/orders.repository'
 import { clientZone } from '../../payments/client-time'
 import { formatDate } from '../../payments/format'
 import type { BotContext } from '../context'
-import { refundOutcomeText } from './admin-payments'
+import { refundOutcomeText, say } from './admin-payments'
 
 /**
  * /paysupport, the dispute desk Telegram requires of every selling bot.
@@ -139,11 +139,11 @@ staff.callbackQuery(/^dp:refund:(\d{1,15})$/, async (ctx) => {
   if (!(await adminsOnly(ctx))) return
   await ctx.answerCallbackQuery()
   const id = Number(ctx.match[1])
-  await ctx.reply(ctx.t('dispute-refund-confirm', { ticket: String(id) }), {
+  await ctx.reply(say(ctx)('dispute-refund-confirm', { ticket: String(id) }), {
     ...threadOf(ctx),
     reply_markup: new InlineKeyboard()
-      .text(ctx.t('btn-refund-yes'), `dp:refund-yes:${id}`)
-      .text(ctx.t('btn-cancel'), 'rf:no'),
+      .text(say(ctx)('btn-refund-yes'), `dp:refund-yes:${id}`)
+      .text(say(ctx)('btn-cancel'), 'rf:no'),
   })
 })
 
@@ -153,17 +153,18 @@ staff.callbackQuery(/^dp:refund-yes:(\d{1,15})$/, async (ctx) => {
   const id = Number(ctx.match[1])
   const r = await refundDispute(ctx.deps, ctx.desk, { disputeId: id, adminId: ctx.from.id })
   let text: string
-  if (r.status === 'no-payment') text = ctx.t('dispute-refund-no-payment', { ticket: String(id) })
-  else if (r.status === 'unknown') text = ctx.t('dispute-unknown', { ticket: String(id) })
+  if (r.status === 'no-payment') text = say(ctx)('dispute-refund-no-payment', { ticket: String(id) })
+  else if (r.status === 'unknown') text = say(ctx)('dispute-unknown', { ticket: String(id) })
   else if (r.status === 'not-open')
-    text = ctx.t('dispute-not-open', { ticket: String(id), state: r.dispute.state })
+    text = say(ctx)('dispute-not-open', { ticket: String(id), state: r.dispute.state })
   else text = refundOutcomeText(ctx, r)
   await ctx.editMessageText(text).catch(() => ctx.reply(text, threadOf(ctx)))
 })
 
+// The staff group has 20 messages a minute for everything (all topics, edits, topic changes): answers to a button
+// are pop-ups for the admin who pressed it; what everyone must see is posted once by the topic jobs.
 staff.callbackQuery(/^dp:decline:(\d{1,15})$/, async (ctx) => {
   if (!(await adminsOnly(ctx))) return
-  await ctx.answerCallbackQuery()
   const r = await awaitDeclineReason(ctx.deps, ctx.desk, {
     disputeId: Number(ctx.match[1]),
     adminId: ctx.from.id,
@@ -174,20 +175,18 @@ staff.callbackQuery(/^dp:decline:(\d{1,15})$/, async (ctx) => {
       : r.status === 'not-open'
         ? ctx.t('dispute-not-open', { ticket: String(r.dispute.id), state: r.dispute.state })
         : ctx.t('dispute-unknown', { ticket: ctx.match[1]! })
-  await ctx.reply(text, threadOf(ctx))
+  await ctx.answerCallbackQuery({ text, show_alert: true })
 })
 
 staff.callbackQuery(/^dp:close:(\d{1,15})$/, async (ctx) => {
   if (!(await adminsOnly(ctx))) return
-  await ctx.answerCallbackQuery()
   const r = await closeDispute(ctx.deps, ctx.desk, { disputeId: Number(ctx.match[1]), adminId: ctx.from.id })
-  if (r.status === 'not-open')
-    await ctx.reply(
-      ctx.t('dispute-not-open', { ticket: String(r.dispute.id), state: r.dispute.state }),
-      threadOf(ctx),
-    )
-  else if (r.status === 'unknown')
-    await ctx.reply(ctx.t('dispute-unknown', { ticket: ctx.match[1]! }), threadOf(ctx))
+  if (r.status === 'done') return ctx.answerCallbackQuery()
+  const text =
+    r.status === 'not-open'
+      ? ctx.t('dispute-not-open', { ticket: String(r.dispute.id), state: r.dispute.state })
+      : ctx.t('dispute-unknown', { ticket: ctx.match[1]! })
+  await ctx.answerCallbackQuery({ text, show_alert: true })
 })
 
 function threadOf(ctx: BotContext): { message_thread_id?: number } {
@@ -223,7 +222,7 @@ staff.on('message', async (ctx, next) => {
   const text = m.text ?? m.caption ?? ''
   if (text.startsWith(ctx.desk.internalNotePrefix) || text.startsWith('/')) return
   if (d.state !== 'open') {
-    await ctx.reply(ctx.t('dispute-not-open', { ticket: String(d.id), state: d.state }), threadOf(ctx))
+    await ctx.reply(say(ctx)('dispute-not-open', { ticket: String(d.id), state: d.state }), threadOf(ctx))
     return
   }
   if (d.decline_pending_by === ctx.from?.id && m.text) {
@@ -232,8 +231,12 @@ staff.on('message', async (ctx, next) => {
       adminId: ctx.from.id,
       reason: m.text,
     })
-    if (r.status === 'done')
-      await ctx.reply(ctx.t('dispute-declined-staff', { ticket: String(d.id) }), threadOf(ctx))
+    // The topic job posts the outcome ("declined by …: reason") and closes the topic.
+    if (r.status === 'not-open')
+      await ctx.reply(
+        say(ctx)('dispute-not-open', { ticket: String(d.id), state: r.dispute.state }),
+        threadOf(ctx),
+      )
     return
   }
   await relayStaffMessage(ctx.deps, ctx.desk, { dispute: d, fromId: ctx.from!.id, messageId: m.message_id })

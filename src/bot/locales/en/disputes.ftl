@@ -35,7 +35,6 @@ dispute-refund-no-payment = Ticket no. {$ticket} has no payment linked. Use /ref
 dispute-not-open = Ticket no. {$ticket} is {$state}; nothing was changed.
 dispute-unknown = Ticket no. {$ticket} does not exist on this desk.
 dispute-decline-ask = Ticket no. {$ticket}: write the reason for declining as your next message in this topic. The client will receive it.
-dispute-declined-staff = Ticket no. {$ticket} declined; the client has the reason.
 
 btn-refund = ↩️ Refund
 btn-refund-yes = Yes, refund

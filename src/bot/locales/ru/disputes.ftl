@@ -35,7 +35,6 @@ dispute-refund-no-payment = К обращению № {$ticket} не привя�
 dispute-not-open = Обращение № {$ticket} в состоянии {$state}; ничего не изменено.
 dispute-unknown = Обращения № {$ticket} на этом столе нет.
 dispute-decline-ask = Обращение № {$ticket}: напишите причину отказа следующим сообщением в этом топике. Клиент её получит.
-dispute-declined-staff = В обращении № {$ticket} отказано; причина отправлена клиенту.
 
 btn-refund = ↩️ Возврат
 btn-refund-yes = Да, вернуть
