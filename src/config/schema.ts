@@ -133,6 +133,77 @@ const desk = z
   })
 export type DeskConfig = z.infer<typeof desk>
 
+/** An allowed model and its prices per 1M tokens, in the minor unit of `llm.currency` (e.g. cents). */
+const llmModel = z.object({
+  id: z.string().min(1),
+  inputPer1M: z.number().nonnegative(),
+  outputPer1M: z.number().nonnegative(),
+  /** The request field that caps the output: most OpenAI-compatible servers take max_tokens; OpenAI's newer models max_completion_tokens. */
+  maxTokensParam: z.enum(['max_tokens', 'max_completion_tokens']).default('max_tokens'),
+})
+
+/** A desk's AI drafting settings (all optional: unset = `llm.drafting`). */
+const draftingOverrides = z.object({
+  enabled: z.boolean().optional(),
+  /** One of `llm.models`; default `llm.defaultModel`. */
+  model: z.string().min(1).optional(),
+  /** The desk's system instructions for drafts (tone, scope, what never to promise). */
+  instructions: z.string().optional(),
+  /** Drafts one expert may request per desk-local day; null = no cap. */
+  expertDailyCap: z.number().int().positive().nullable().optional(),
+  /** The desk's drafting budget per desk-local calendar month; null = no budget line. */
+  monthlyBudget: z
+    .object({ unit: z.enum(['money', 'tokens']), amount: z.number().int().positive() })
+    .nullable()
+    .optional(),
+  /** Drafts running at once on the desk (admitted, provider call not finished). */
+  concurrency: z.number().int().positive().optional(),
+})
+
+const llm = z
+  .object({
+    /** Any OpenAI-compatible chat-completions endpoint. The key comes from LLM_API_KEY only. */
+    baseUrl: z.url().default('https://api.openai.com/v1'),
+    /** What the prices and money budgets are in (shown to staff): e.g. USD with 100 minor units (cents). */
+    currency: z.string().min(1).default('USD'),
+    minorUnitsPerMajor: z.number().int().positive().default(100),
+    /** The allowlist: drafts use only these models. Empty = drafting not configured. */
+    models: z.array(llmModel).default([]),
+    defaultModel: z.string().min(1).optional(),
+    /** max_tokens of every draft request: the output part of the reserved upper bound. */
+    maxOutputTokens: z.number().int().positive().max(16_000).default(800),
+    /** The prompt is trimmed (oldest Q&A first) to fit this estimate. */
+    maxPromptTokens: z.number().int().positive().default(6000),
+    /** One attempt, no SDK retries; past this the outcome is unknown (the hold stays until reconciled). */
+    timeoutMs: z.number().int().min(1000).max(300_000).default(60_000),
+    /** Defaults for every desk... */
+    drafting: z
+      .object({
+        enabled: z.boolean().default(true),
+        instructions: z.string().default(''),
+        expertDailyCap: z.number().int().positive().nullable().default(20),
+        monthlyBudget: z
+          .object({ unit: z.enum(['money', 'tokens']), amount: z.number().int().positive() })
+          .nullable()
+          .default(null),
+        concurrency: z.number().int().positive().default(2),
+      })
+      .prefault({}),
+    /** ...and per desk slug. */
+    desks: z.record(z.string(), draftingOverrides).default({}),
+  })
+  .superRefine((l, ctx) => {
+    const ids = new Set(l.models.map((m) => m.id))
+    if (l.defaultModel !== undefined && !ids.has(l.defaultModel))
+      ctx.addIssue({ code: 'custom', path: ['defaultModel'], message: 'not one of llm.models' })
+    if (l.models.length > 0 && l.defaultModel === undefined)
+      ctx.addIssue({ code: 'custom', path: ['defaultModel'], message: 'required when llm.models is set' })
+    for (const [slug, d] of Object.entries(l.desks))
+      if (d.model !== undefined && !ids.has(d.model))
+        ctx.addIssue({ code: 'custom', path: ['desks', slug, 'model'], message: 'not one of llm.models' })
+  })
+export type LlmConfig = z.infer<typeof llm>
+
 export const configSchema = z.object({
   mode: z.enum(['polling', 'webhook']).default('polling'),
   http: z
@@ -154,6 +225,8 @@ export const configSchema = z.object({
       overrunPolicy: z.enum(['allow', 'cap']).default('allow'),
     })
     .prefault({}),
+  /** AI drafting: provider, model allowlist with prices, limits; per-desk settings under llm.desks.<slug>. */
+  llm: llm.prefault({}),
   desks: z.array(desk).min(1),
 })
 export type AppConfig = z.infer<typeof configSchema>

@@ -2,6 +2,7 @@ import type { Kysely, Transaction } from 'kysely'
 import type { ClientTables } from '../clients/clients.tables'
 import type { DeskConsultationTables } from '../consultations/desk.tables'
 import type { DisputeTables } from '../disputes/disputes.tables'
+import type { DraftingTables } from '../drafting/drafting.tables'
 import type { LedgerTables } from '../ledger/ledger.tables'
 import type { OrderTables } from '../orders/orders.tables'
 import type { RoutingTables } from '../routing/routing.tables'
@@ -19,7 +20,8 @@ export interface Database
     DisputeTables,
     LedgerTables,
     DeskConsultationTables,
-    RoutingTables {}
+    RoutingTables,
+    DraftingTables {}
 
 export interface CoreTables {
   /** Telegram update ids already handled, written in the same transaction as the update's effects. */
