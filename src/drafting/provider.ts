@@ -1,0 +1,187 @@
+import OpenAI, { APIConnectionError, APIError, APIUserAbortError } from 'openai'
+import type { ModelPrice } from './drafting.config'
+import type { PromptMessage } from './drafting.tables'
+
+/**
+ * The provider: any OpenAI-compatible chat-completions endpoint through the openai SDK, one attempt per call.
+ *
+ * - The key comes from LLM_API_KEY only (config.secrets.llmApiKey) and is passed to the SDK explicitly, so the
+ *   SDK's own OPENAI_API_KEY fallback never applies; it is never logged, stored or put in a prompt, and error texts
+ *   are scrubbed of it before they are stored or shown.
+ * - maxRetries: 0. Every attempt that may be billed must go through the ledger, and the SDK's retries (on 408,
+ *   409, 429, 5xx and connection errors) would be attempts the ledger never saw. A retry is a new draft request.
+ * - The SDK's `timeout` only covers waiting for the response headers; an overall deadline (AbortSignal) also covers
+ *   a body that stalls. Either way the request was sent: the outcome is unknown, not free.
+ */
+
+export interface CompletionRequest {
+  model: ModelPrice
+  messages: PromptMessage[]
+  /** Exactly the output tokens the reservation priced. */
+  maxOutputTokens: number
+  /** Our request id, sent as Idempotency-Key and X-Client-Request-Id headers. */
+  requestId: string
+}
+
+export interface Usage {
+  input: number
+  output: number
+}
+
+export type CompletionOutcome =
+  | {
+      kind: 'ok'
+      text: string
+      finishReason: string | null
+      /** null when the provider did not report usage. */
+      usage: Usage | null
+      providerRequestId: string | null
+    }
+  /** Nothing was sent (no key, connection refused, DNS) or the provider answered with an error it does not bill. */
+  | { kind: 'unbilled'; reason: string; status?: number; providerRequestId: string | null }
+  /** Sent, and no usable answer (timeout, connection lost, gateway error, unreadable body): it may be billed. */
+  | { kind: 'unknown'; reason: string; status?: number; providerRequestId: string | null }
+
+export interface LlmClient {
+  /** false when LLM_API_KEY is not set: drafting refuses as "provider unavailable" before anything is reserved. */
+  readonly configured: boolean
+  complete(req: CompletionRequest): Promise<CompletionOutcome>
+}
+
+export interface LlmClientOptions {
+  baseUrl: string
+  apiKey: string | undefined
+  timeoutMs: number
+}
+
+/**
+ * HTTP statuses that mean the request was refused without generating: bad request, auth, not found, conflict,
+ * too large, unprocessable, rate limited, and 500/503 (OpenAI-compatible providers do not bill failed requests).
+ * 502/504 and the 52x family come from gateways whose upstream may have run the request: unknown.
+ */
+const UNBILLED_STATUS = new Set([400, 401, 402, 403, 404, 409, 413, 415, 422, 429, 500, 503])
+
+/** Connection failures that happen before any byte of the request left (no route, refused, DNS, TLS). */
+const NOT_SENT_CODES = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'CERT_HAS_EXPIRED',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+])
+
+export function createLlmClient(opts: LlmClientOptions): LlmClient {
+  const apiKey = opts.apiKey
+  if (!apiKey) {
+    return {
+      configured: false,
+      async complete() {
+        return { kind: 'unbilled', reason: 'LLM_API_KEY is not set', providerRequestId: null }
+      },
+    }
+  }
+  const client = new OpenAI({
+    apiKey,
+    baseURL: opts.baseUrl,
+    maxRetries: 0,
+    timeout: opts.timeoutMs,
+    logLevel: 'off',
+  })
+  const scrub = scrubber(apiKey)
+
+  return {
+    configured: true,
+    async complete(req) {
+      const deadline = AbortSignal.timeout(opts.timeoutMs)
+      const body: OpenAI.Chat.ChatCompletionCreateParamsNonStreaming = {
+        model: req.model.id,
+        messages: req.messages,
+        ...(req.model.maxTokensParam === 'max_completion_tokens'
+          ? { max_completion_tokens: req.maxOutputTokens }
+          : { max_tokens: req.maxOutputTokens }),
+      }
+      try {
+        const { data, request_id } = await client.chat.completions
+          .create(body, {
+            signal: deadline,
+            maxRetries: 0,
+            // Our attempt id: providers that honour an idempotency key will not run it twice, and the client
+            // request id lets their support find the call during a reconciliation.
+            headers: { 'Idempotency-Key': req.requestId, 'X-Client-Request-Id': req.requestId },
+          })
+          .withResponse()
+        const choice = data.choices?.[0]
+        const u = data.usage
+        const usage =
+          u && Number.isSafeInteger(u.prompt_tokens) && Number.isSafeInteger(u.completion_tokens)
+            ? { input: Math.max(0, u.prompt_tokens), output: Math.max(0, u.completion_tokens) }
+            : null
+        return {
+          kind: 'ok',
+          text: typeof choice?.message?.content === 'string' ? choice.message.content : '',
+          finishReason: choice?.finish_reason ?? null,
+          usage,
+          providerRequestId: request_id ?? data.id ?? null,
+        }
+      } catch (err) {
+        return classify(err, deadline.aborted, scrub)
+      }
+    },
+  }
+}
+
+function classify(err: unknown, deadlinePassed: boolean, scrub: (s: string) => string): CompletionOutcome {
+  const providerRequestId = err instanceof APIError ? (err.requestID ?? null) : null
+  if (err instanceof APIUserAbortError || deadlinePassed)
+    return { kind: 'unknown', reason: 'timed out after sending', providerRequestId }
+  if (err instanceof APIConnectionError) {
+    // APIConnectionTimeoutError is a subclass: a timeout is never "not sent".
+    const code = causeCode(err)
+    if (code && NOT_SENT_CODES.has(code) && err.constructor === APIConnectionError)
+      return { kind: 'unbilled', reason: `connection failed before sending (${code})`, providerRequestId }
+    return {
+      kind: 'unknown',
+      reason: scrub(`connection lost after sending${code ? ` (${code})` : ''}: ${err.message}`),
+      providerRequestId,
+    }
+  }
+  if (err instanceof APIError && typeof err.status === 'number') {
+    const reason = scrub(`provider error ${err.status}: ${short(err.message.replace(/^\d{3}\s+/, ''))}`)
+    return UNBILLED_STATUS.has(err.status)
+      ? { kind: 'unbilled', reason, status: err.status, providerRequestId }
+      : { kind: 'unknown', reason, status: err.status, providerRequestId }
+  }
+  // A 200 whose body could not be read or parsed: the provider ran it.
+  const message = err instanceof Error ? err.message : String(err)
+  return { kind: 'unknown', reason: scrub(`unreadable response: ${short(message)}`), providerRequestId }
+}
+
+function causeCode(err: unknown): string | undefined {
+  let e: unknown = err
+  for (let i = 0; i < 6 && e && typeof e === 'object'; i++) {
+    const code = (e as { code?: unknown }).code
+    if (typeof code === 'string') return code
+    e = (e as { cause?: unknown }).cause
+  }
+  return undefined
+}
+
+function short(s: string): string {
+  const one = s.replace(/\s+/g, ' ').trim()
+  return one.length > 200 ? `${one.slice(0, 199)}…` : one
+}
+
+/** Removes the key (and anything shaped like a provider key) from a text that may be stored or shown. */
+export function scrubber(apiKey: string): (s: string) => string {
+  return (s) =>
+    s
+      .split(apiKey)
+      .join('[redacted]')
+      .replace(/\b(sk|key|api)[-_][A-Za-z0-9_\-*]{6,}/gi, '[redacted]')
+}
