@@ -10,6 +10,8 @@ import { type EmbeddedServer, ensureDatabase, startEmbeddedPostgres } from './db
 import { migrateToLatest } from './db/migrator'
 import { createDb, type DbHandle } from './db/pool'
 import type { Deps } from './deps'
+import { assertDraftingConfig } from './drafting/drafting.config'
+import { createLlmClient } from './drafting/provider'
 import { Jobs } from './jobs/jobs'
 import { QUEUES, startWorkers } from './jobs/queues'
 import type { Logger } from './log'
@@ -52,6 +54,7 @@ export async function startApp(config: LoadedConfig, opts: AppOptions): Promise<
   }
 
   try {
+    assertDraftingConfig(config)
     let url = config.secrets.databaseUrl
     let embedded: EmbeddedServer | undefined
     if (!url) {
@@ -87,6 +90,7 @@ export async function startApp(config: LoadedConfig, opts: AppOptions): Promise<
       i18n: createI18n(config.desks[0]!.defaultLanguage),
       api: (botId) => must(apis.get(botId), `no desk for bot ${botId}`),
       desk: (botId) => must(desks.get(botId), `no desk for bot ${botId}`),
+      llm: createLlmClient({ ...config.llm, apiKey: config.secrets.llmApiKey }),
     }
 
     if (role !== 'bot') await startWorkers(deps)

@@ -2,6 +2,7 @@ import type { I18n } from '@grammyjs/i18n'
 import type { Api } from 'grammy'
 import type { DeskRuntime, LoadedConfig } from './config/load'
 import type { Db } from './db/database'
+import type { LlmClient } from './drafting/provider'
 import type { Jobs } from './jobs/jobs'
 import type { Logger } from './log'
 
@@ -18,4 +19,6 @@ export interface Deps {
   /** Per-desk Api for sends outside an update (jobs), with throttling and retry-after handling. */
   api(botId: number): Api
   desk(botId: number): DeskRuntime
+  /** The AI drafting provider (OpenAI-compatible; key from LLM_API_KEY). Called only from the drafting job. */
+  llm: LlmClient
 }

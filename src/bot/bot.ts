@@ -10,6 +10,7 @@ import { installTransformers } from '../telegram/api'
 import type { BotContext } from './context'
 import { adminPaymentsFeature } from './features/admin-payments'
 import { deskFeature } from './features/desk'
+import { draftingFeature } from './features/drafting'
 import { paymentsFeature } from './features/payments'
 import { paysupportFeature } from './features/paysupport'
 import { staffFeature } from './features/staff'
@@ -35,6 +36,7 @@ function features(): Composer<BotContext>[] {
     statusFeature,
     termsFeature,
     adminPaymentsFeature,
+    draftingFeature,
     staffFeature,
     deskFeature,
   ]

@@ -1,5 +1,7 @@
 import { consultationActivatedQueue } from '../consultations/consultations.jobs'
 import type { Deps } from '../deps'
+import { DRAFTING_QUEUES } from '../drafting/drafting.jobs'
+import { startDraftingWorkers } from '../drafting/drafting.workers'
 import { PAYMENT_QUEUES, startPaymentWorkers } from '../payments/payments.jobs'
 import { DESK_QUEUES } from '../routing/routing.jobs'
 import { startDeskWorkers } from '../routing/routing.workers'
@@ -12,6 +14,7 @@ export const QUEUES: readonly QueueDef<any>[] = [
   consultationActivatedQueue,
   ...PAYMENT_QUEUES,
   ...DESK_QUEUES,
+  ...DRAFTING_QUEUES,
 ]
 
 /** Starts the workers of every queue (the `worker` role, or `all`). */
@@ -19,4 +22,5 @@ export async function startWorkers(deps: Deps): Promise<void> {
   await deps.jobs.work(notifyQueue, (n) => handleNotify(deps, n))
   await startDeskWorkers(deps)
   await startPaymentWorkers(deps)
+  await startDraftingWorkers(deps)
 }

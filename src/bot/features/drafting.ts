@@ -1,0 +1,285 @@
+import { Composer } from 'grammy'
+import type { Message } from 'grammy/types'
+import { DateTime } from 'luxon'
+import type { ActionResult, ReconcileResult } from '../../drafting/drafting.model'
+import { hasEditingDraft } from '../../drafting/drafting.repository'
+import {
+  captureEdit,
+  discardDraft,
+  reconcileDraft,
+  refusalNote,
+  requestDraft,
+  sendDraft,
+  startEdit,
+  unknownDrafts,
+} from '../../drafting/drafting.service'
+import { errorSummary } from '../../jobs/jobs'
+import { findRouteByThread } from '../../routing/routes.repository'
+import { notify } from '../../telegram/notify'
+import type { BotContext } from '../context'
+import { staffOf } from './staff'
+
+/**
+ * AI drafts in the staff supergroup (issue 7). Runs before the desk's staff feature: /draft and the admins'
+ * reconciliation commands are handled here, and a staff member's text while they are editing a draft becomes the
+ * draft's next version instead of going to the client. Everything else passes on untouched.
+ *
+ * Handlers only unpack the update and call one service function; the service writes the topic notes and the job
+ * through the outbox in its own transaction. Idempotency: /draft by its message (the draft's request id), buttons
+ * by the draft's state under its row lock, a new draft from a button by the message it is on plus who pressed it,
+ * an edit by its message (draft_edit), admin replies by the command's message (notify dedupe key).
+ */
+export const draftingFeature = new Composer<BotContext>()
+const group = draftingFeature.filter((ctx) => ctx.chat?.id === ctx.desk.staffChatId)
+
+const ADMIN_COMMANDS = new Set(['drafts', 'draft_commit', 'draft_release'])
+
+/** `/name@bot args` at the very start, for this bot. */
+function commandOf(ctx: BotContext, m: Message): { name: string; args: string } | undefined {
+  const e = m.entities?.[0]
+  if (!m.text || e?.type !== 'bot_command' || e.offset !== 0) return undefined
+  const [name, at] = m.text.slice(1, e.length).split('@')
+  if (at && ctx.me?.username && at.toLowerCase() !== ctx.me.username.toLowerCase()) return undefined
+  return { name: (name ?? '').toLowerCase(), args: m.text.slice(e.length).trim() }
+}
+
+/** "/draft model:gpt-x shorter, with a code example" -> model and instruction. */
+export function parseDraftArgs(args: string): { model: string | null; instruction: string | null } {
+  const m = /^model:(\S+)\s*/i.exec(args)
+  const rest = (m ? args.slice(m[0].length) : args).trim()
+  return { model: m?.[1] ?? null, instruction: rest || null }
+}
+
+group.on('message', async (ctx, next) => {
+  const m = ctx.message
+  const cmd = commandOf(ctx, m)
+  if (cmd && ADMIN_COMMANDS.has(cmd.name)) return adminCommand(ctx, m, cmd)
+  const inTopic = m.is_topic_message && m.message_thread_id !== undefined
+  if (cmd?.name === 'draft') {
+    const who = staffOf(ctx, m)
+    // Non-staff /draft is ignored, as is /draft outside a consultation topic.
+    if (!who || !inTopic) return
+    const route = await findRouteByThread(ctx.deps.db, ctx.desk.botId, m.chat.id, m.message_thread_id!)
+    if (!route) return
+    const { model, instruction } = parseDraftArgs(cmd.args)
+    try {
+      const r = await requestDraft(ctx.deps, ctx.desk, {
+        consultationId: route.consultation_id,
+        staffId: who.id,
+        source: 'command',
+        chatId: m.chat.id,
+        messageId: m.message_id,
+        model,
+        instruction,
+      })
+      ctx.log.info(
+        {
+          consultation: route.consultation_id,
+          status: r.status,
+          ...('refusal' in r ? { reason: r.refusal.reason } : {}),
+        },
+        'draft requested',
+      )
+    } catch (err) {
+      // The database failed: nothing was reserved or queued, and the outbox lives there too; answer directly.
+      ctx.log.error({ err: errorSummary(err) }, 'draft request failed')
+      await ctx
+        .reply(ctx.deps.i18n.t(ctx.desk.defaultLanguage, 'drafting-unavailable'), {
+          message_thread_id: m.message_thread_id,
+        })
+        .catch(() => {})
+    }
+    return
+  }
+  // A staff member's text while they edit a draft: the draft's next version, not a message to the client.
+  if (!cmd && inTopic && m.text && !m.text.startsWith(ctx.desk.internalNotePrefix)) {
+    const who = staffOf(ctx, m)
+    if (who && (await hasEditingDraftOrEdit(ctx, who.id, m))) {
+      const route = await findRouteByThread(ctx.deps.db, ctx.desk.botId, m.chat.id, m.message_thread_id!)
+      if (route) {
+        const r = await captureEdit(ctx.deps, ctx.desk, {
+          consultationId: route.consultation_id,
+          staffId: who.id,
+          chatId: m.chat.id,
+          messageId: m.message_id,
+          text: m.text,
+        })
+        if (r !== 'none') return
+      }
+    }
+  }
+  return next()
+})
+
+function hasEditingDraftOrEdit(ctx: BotContext, staffId: number, m: Message): Promise<boolean> {
+  return hasEditingDraft(ctx.deps.db, ctx.desk.botId, staffId, m.chat.id, m.message_id)
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Buttons
+
+/** "Draft answer" / "Try again": a new draft, keyed by the message the button is on and who pressed it. */
+group.callbackQuery(/^dr:new:(\d{1,15})$/, async (ctx) => {
+  const q = ctx.callbackQuery
+  const t = (key: string, p?: Record<string, string | number>) =>
+    ctx.deps.i18n.t(ctx.desk.defaultLanguage, key, p)
+  const who = staffOf(ctx, { from: q.from })
+  if (!who) return ctx.answerCallbackQuery({ text: t('drafting-cb-staff-only'), show_alert: true })
+  const msg = q.message
+  if (!msg) return ctx.answerCallbackQuery()
+  const r = await requestDraft(ctx.deps, ctx.desk, {
+    consultationId: Number(ctx.match[1]),
+    staffId: who.id,
+    source: 'button',
+    chatId: msg.chat.id,
+    messageId: msg.message_id,
+  })
+  if (r.status === 'refused') {
+    const n = refusalNote(r.refusal)
+    return ctx.answerCallbackQuery({ text: t(n.key, n.params), show_alert: true })
+  }
+  return ctx.answerCallbackQuery({
+    text: t(r.status === 'queued' ? 'drafting-cb-queued' : 'drafting-cb-duplicate'),
+  })
+})
+
+/** Send / Edit / Discard on a posted draft version. */
+group.callbackQuery(/^dr:([sed]):(\d{1,15}):(\d{1,6})$/, async (ctx) => {
+  const q = ctx.callbackQuery
+  const t = (key: string, p?: Record<string, string | number>) =>
+    ctx.deps.i18n.t(ctx.desk.defaultLanguage, key, p)
+  const who = staffOf(ctx, { from: q.from })
+  if (!who) return ctx.answerCallbackQuery({ text: t('drafting-cb-staff-only'), show_alert: true })
+  const action = { draftId: Number(ctx.match[2]), version: Number(ctx.match[3]), staffId: who.id }
+  const op = ctx.match[1]
+  const r =
+    op === 's'
+      ? await sendDraft(ctx.deps, ctx.desk, action)
+      : op === 'd'
+        ? await discardDraft(ctx.deps, ctx.desk, action)
+        : await startEdit(ctx.deps, ctx.desk, action)
+  const done = op === 's' ? 'drafting-cb-sent' : op === 'd' ? 'drafting-cb-discarded' : 'drafting-cb-edit'
+  await ctx.answerCallbackQuery({
+    text: actionText(t, r, done),
+    ...(r.status === 'done' ? {} : { show_alert: true }),
+  })
+  // The used draft loses its buttons (cosmetic: the state already refuses a second use).
+  if (
+    ((r.status === 'done' || r.status === 'withheld') && op !== 'e') ||
+    (r.status === 'already' && r.state !== 'editing')
+  )
+    await ctx.editMessageReplyMarkup({ reply_markup: { inline_keyboard: [] } }).catch(() => {})
+})
+
+function actionText(
+  t: (key: string, p?: Record<string, string | number>) => string,
+  r: ActionResult,
+  done: string,
+): string {
+  switch (r.status) {
+    case 'done':
+      return t(done)
+    case 'withheld':
+      return t('drafting-cb-withheld')
+    case 'already':
+      return t(
+        r.state === 'sent'
+          ? 'drafting-cb-already-sent'
+          : r.state === 'discarded'
+            ? 'drafting-cb-already-discarded'
+            : 'drafting-cb-already-editing',
+      )
+    case 'stale':
+      return t('drafting-cb-stale', { version: r.version })
+    case 'not_ready':
+      return t('drafting-cb-not-ready', { state: r.state })
+    default:
+      return t('drafting-cb-not-found')
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Admins: drafts whose outcome is unknown
+
+async function adminCommand(ctx: BotContext, m: Message, cmd: { name: string; args: string }): Promise<void> {
+  const { deps, desk } = ctx
+  const who = staffOf(ctx, m)
+  if (!who) return
+  const lang = desk.defaultLanguage
+  const reply = (key: string, params: Record<string, string | number> = {}) =>
+    deps.jobs.transaction(deps.db, (_trx, outbox) =>
+      notify(outbox, {
+        botId: desk.botId,
+        chatId: m.chat.id,
+        ...(m.is_topic_message && m.message_thread_id ? { threadId: m.message_thread_id } : {}),
+        lang,
+        key,
+        params,
+        dedupeKey: `drafting:admin:${desk.botId}:${m.chat.id}:${m.message_id}`,
+      }),
+    )
+  if (who.role !== 'admin') {
+    await reply('drafting-admin-only')
+    return
+  }
+  if (cmd.name === 'drafts') {
+    const list = await unknownDrafts(deps, desk)
+    if (list.length === 0) {
+      await reply('drafting-unknown-none')
+      return
+    }
+    const lines = list.map((d) =>
+      deps.i18n.t(lang, 'drafting-unknown-item', {
+        id: String(d.id),
+        consultation: String(d.consultationId),
+        by: String(d.requestedBy),
+        age: DateTime.fromJSDate(d.createdAt, { zone: desk.schedule.timezone }).toFormat('dd.MM HH:mm'),
+        held: d.held,
+        reason: d.reason ?? '?',
+      }),
+    )
+    await reply('drafting-unknown-list', { list: lines.join('\n') })
+    return
+  }
+  const parts = cmd.args.split(/\s+/).filter(Boolean)
+  const id = Number(parts[0])
+  const nums = parts.slice(1).map(Number)
+  const validUsage = nums.length === 2 && nums.every((n) => Number.isSafeInteger(n) && n >= 0)
+  if (
+    !Number.isSafeInteger(id) ||
+    id <= 0 ||
+    (cmd.name === 'draft_commit' && nums.length !== 0 && !validUsage) ||
+    (cmd.name === 'draft_release' && nums.length !== 0)
+  ) {
+    await reply('drafting-reconcile-usage')
+    return
+  }
+  const r = await reconcileDraft(deps, desk, {
+    draftId: id,
+    adminId: who.id,
+    action: cmd.name === 'draft_commit' ? 'commit' : 'release',
+    ...(validUsage ? { usage: { input: nums[0]!, output: nums[1]! } } : {}),
+  })
+  ctx.log.info({ draft: id, action: cmd.name, status: r.status }, 'draft reconciliation')
+  const [key, params] = reconcileReply(id, r)
+  await reply(key, params)
+}
+
+function reconcileReply(id: number, r: ReconcileResult): [string, Record<string, string | number>] {
+  const base = { id: String(id) }
+  switch (r.status) {
+    case 'committed':
+      return ['drafting-reconcile-committed', { ...base, charged: r.charged }]
+    case 'released':
+      return ['drafting-reconcile-released', base]
+    case 'not_unknown':
+      return [
+        'drafting-reconcile-not-unknown',
+        { ...base, state: r.state, reconciliation: r.reconciliation ?? 'none' },
+      ]
+    case 'ledger_refused':
+      return ['drafting-reconcile-refused', { ...base, reason: r.reason }]
+    default:
+      return ['drafting-reconcile-not-found', base]
+  }
+}
