@@ -601,12 +601,16 @@ function actualsFor(hold: ReservationView, d: Draft, budgetActual: number | null
   return hold.amounts.map((amount, i) => (i === last && d.budget_unit ? (budgetActual ?? amount) : 1))
 }
 
-/** What the draft holds at most, for texts: tokens, plus the budget amount when the desk has one. */
+/** What the draft holds at most, for staff texts: tokens, plus the budget amount when the desk has one. */
 function heldText(deps: Deps, d: Draft): string {
-  const tokens = (d.est_input_tokens ?? 0) + (d.max_output_tokens ?? 0)
-  if (d.budget_unit === 'money' && d.budget_reserved !== null)
-    return `${tokens} tokens / ${formatMoney(deps.config.llm, d.budget_reserved)}`
-  return `${tokens} tokens`
+  const desk = deps.desk(d.bot_id)
+  return deps.i18n.t(desk.defaultLanguage, 'drafting-held', {
+    tokens: (d.est_input_tokens ?? 0) + (d.max_output_tokens ?? 0),
+    money:
+      d.budget_unit === 'money' && d.budget_reserved !== null
+        ? formatMoney(deps.config.llm, d.budget_reserved)
+        : 'none',
+  })
 }
 
 function retryMarkup(deps: Deps, desk: DeskRuntime, consultationId: number): InlineKeyboardMarkup {
@@ -853,10 +857,17 @@ export async function reconcileDraft(
         note,
       })
       if (!s.ok) return { status: 'ledger_refused', reason: `${s.reason}${s.state ? ` (${s.state})` : ''}` }
+      const cost = u && model ? formatMoney(llm, priceMinor(model, u.input, u.output)) : '?'
       charged = u
-        ? `${u.input} + ${u.output} tokens${model ? ` = ${formatMoney(llm, priceMinor(model, u.input, u.output))}` : ''}`
-        : `${heldText(deps, d)} (upper bound)`
-      reconciliation = `committed: ${charged}`
+        ? deps.i18n.t(desk.defaultLanguage, 'drafting-charged-usage', {
+            input: u.input,
+            output: u.output,
+            cost,
+          })
+        : deps.i18n.t(desk.defaultLanguage, 'drafting-charged-bound', { held: heldText(deps, d) })
+      reconciliation = u
+        ? `committed: ${u.input} + ${u.output} tokens = ${cost}`
+        : `committed: the reserved upper bound (${(d.est_input_tokens ?? 0) + (d.max_output_tokens ?? 0)} tokens)`
       await updateDraft(trx, d.id, {
         state: 'failed',
         input_tokens: u?.input ?? null,

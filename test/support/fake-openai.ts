@@ -30,8 +30,10 @@ export type Behaviour =
       content?: string
       finishReason?: string
       requestId?: string
+      /** Answer after this many milliseconds (a slow generation). */
+      delayMs?: number
     }
-  | { kind: 'error'; status: number; message?: string; requestId?: string }
+  | { kind: 'error'; status: number; message?: string; requestId?: string; delayMs?: number }
   /** Never answers: the client times out (the request was received: it may have been billed). */
   | { kind: 'hang' }
   /** Reads the request, then destroys the socket without answering. */
@@ -109,6 +111,8 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
       behaviour: b.kind,
     })
     for (const w of waiters) w()
+    if ((b.kind === 'ok' || b.kind === 'error') && b.delayMs)
+      await new Promise((r) => setTimeout(r, b.delayMs))
 
     switch (b.kind) {
       case 'hang':

@@ -22,6 +22,12 @@ drafting-draft =
     {$text}
 drafting-usage = {$input} + {$output} tokens, {$cost} charged
 drafting-usage-unreported = the provider reported no usage: charged the upper bound ({$held})
+drafting-held = {$tokens} tokens{ $money ->
+        [none] {""}
+       *[other] {" "}/ {$money}
+    }
+drafting-charged-usage = {$input} + {$output} tokens = {$cost}
+drafting-charged-bound = the held upper bound, {$held}
 drafting-edited-by = edited by id {$staff}
 drafting-empty = ⚠️ Draft #{$id}: the model returned an empty text ({$usage}). Nothing to send.
 drafting-failed-unbilled = ⚠️ Draft #{$id} failed: {$reason}. Nothing was charged.

@@ -22,6 +22,12 @@ drafting-draft =
     {$text}
 drafting-usage = {$input} + {$output} токенов, списано {$cost}
 drafting-usage-unreported = провайдер не сообщил расход: списана верхняя оценка ({$held})
+drafting-held = {$tokens} токенов{ $money ->
+        [none] {""}
+       *[other] {" "}/ {$money}
+    }
+drafting-charged-usage = {$input} + {$output} токенов = {$cost}
+drafting-charged-bound = удержанную верхнюю оценку, {$held}
 drafting-edited-by = исправлено id {$staff}
 drafting-empty = ⚠️ Черновик #{$id}: модель вернула пустой текст ({$usage}). Отправлять нечего.
 drafting-failed-unbilled = ⚠️ Черновик #{$id} не получился: {$reason}. Ничего не списано.
