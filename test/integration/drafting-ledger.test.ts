@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { DraftRequestInput } from '../../src/drafting/drafting.service'
-import { refusalNote, requestDraft } from '../../src/drafting/drafting.service'
+import { refusalNote, requestDraft, runDraft } from '../../src/drafting/drafting.service'
 import { checkInvariants, Ledger } from '../../src/ledger/ledger.service'
 import {
   consultationWithQuestion,
@@ -206,6 +206,24 @@ describe('drafting on the ledger: settle, races, unknown outcomes', () => {
     expect(w.tg.texts(STAFF_CHAT_ID).filter((t) => t?.startsWith(`Черновик #${d.id}: списано`))).toHaveLength(
       1,
     )
+    await invariantsHold(w)
+  })
+
+  it('a job retried after a crash mid-call never calls the provider again: the hold goes to unknown', async () => {
+    const { consultationId } = await consultationWithQuestion(w)
+    const calls = w.ai.requests.length
+    w.ai.script({ kind: 'ok', usage: { prompt: 10, completion: 10 }, delayMs: 800 })
+    const r = await ask(w, consultationId)
+    if (r.status !== 'queued') throw new Error(r.status)
+    await w.ai.waitForRequests(calls + 1)
+    await draftIn(w, r.draftId, ['calling'])
+    // What a retried job does when it finds the draft in `calling` (its first attempt died during the call).
+    expect(await runDraft(w.deps, r.draftId)).toMatchObject({ status: 'unknown' })
+    expect((await reservation(w, r.requestId))!.state).toBe('unknown')
+    // The first attempt's late answer does not move it: an admin reconciles with the provider's numbers.
+    await new Promise((resolve) => setTimeout(resolve, 1200))
+    expect(await draftIn(w, r.draftId, ['unknown'])).toMatchObject({ state: 'unknown' })
+    expect(w.ai.requests.length - calls).toBe(1)
     await invariantsHold(w)
   })
 
