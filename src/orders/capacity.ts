@@ -82,25 +82,37 @@ function subjectOf(botId: number, a: CapacityAccount): string {
 
 /**
  * The account of a day or slot, created on first use with the configured capacity. Grants are idempotent by request
- * id, so concurrent first uses create and grant it once; a capacity raised in config since is topped up.
+ * id, so concurrent first uses create and grant it once; a capacity raised in config since is topped up. The common
+ * case (the account exists with at least the configured capacity) is one indexed read and no grant call: this runs
+ * on every pre-checkout.
  */
-async function ensureAccount(trx: Trx, botId: number, a: CapacityAccount): Promise<number> {
+export async function capacityAccountId(trx: Trx, botId: number, a: CapacityAccount): Promise<number> {
+  const subject = subjectOf(botId, a)
+  const found = await trx
+    .selectFrom('ledger_account')
+    .select(['id', 'granted'])
+    .where('scope', '=', CAPACITY_SCOPE)
+    .where('subject', '=', subject)
+    .where('unit', '=', CAPACITY_UNIT)
+    .where('period_start', '=', a.periodStart)
+    .executeTakeFirst()
+  if (found && found.granted >= a.capacity) return found.id
   const l = ledger(trx)
   const base = {
     scope: CAPACITY_SCOPE,
-    subject: subjectOf(botId, a),
+    subject,
     unit: CAPACITY_UNIT,
     periodStart: a.periodStart,
     periodEnd: a.periodEnd,
     timeZone: a.timeZone,
   }
-  const g = await l.grant({ ...base, requestId: `cap:${base.subject}`, amount: a.capacity })
-  if (!g.ok) throw new Error(`capacity account ${base.subject}: grant refused (${g.reason})`)
+  const g = await l.grant({ ...base, requestId: `cap:${subject}`, amount: a.capacity })
+  if (!g.ok) throw new Error(`capacity account ${subject}: grant refused (${g.reason})`)
   if (g.account.granted < a.capacity) {
     // Two top-ups racing compute the same amount under the same id: the second is a replay.
     await l.grant({
       ...base,
-      requestId: `cap:${base.subject}:to:${a.capacity}`,
+      requestId: `cap:${subject}:to:${a.capacity}`,
       amount: a.capacity - g.account.granted,
     })
   }
@@ -115,8 +127,40 @@ function fullOf(r: ReserveResult, capacity: number): HoldResult {
 }
 
 /**
- * Holds one place for `ttlSeconds` (a ledger reservation with that TTL; the ledger's sweeper expires it). `requestId` makes a replay return the
- * first decision. The reservation is taken at the account's period start (a slot's period lies in the future).
+ * Reserves one place on a day's or slot's account, named by its key (the ledger resolves it), in one statement.
+ * This locks the account row until the caller's transaction ends, and every pre-checkout of that day or slot
+ * wants the row: call it as the last statement before the commit. `needs-grant` means the account does not exist
+ * yet or holds less than the configured capacity: grant it (capacityAccountId) in a transaction of its own and try
+ * again.
+ */
+export async function reservePlace(
+  trx: Trx,
+  botId: number,
+  account: CapacityAccount,
+  requestId: string,
+  ttlSeconds: number,
+): Promise<HoldResult | { ok: false; reason: 'needs-grant' }> {
+  const r = await ledger(trx).reserve({
+    requestId,
+    lines: [
+      {
+        account: { scope: CAPACITY_SCOPE, subject: subjectOf(botId, account), unit: CAPACITY_UNIT },
+        amount: 1,
+      },
+    ],
+    ttlSeconds,
+    at: account.periodStart,
+  })
+  if (!r.admitted && r.reason === 'no_account') return { ok: false, reason: 'needs-grant' }
+  if (!r.admitted && r.account && r.account.granted < account.capacity)
+    return { ok: false, reason: 'needs-grant' }
+  return fullOf(r, account.capacity)
+}
+
+/**
+ * Holds one place for `ttlSeconds` (a ledger reservation with that TTL; the ledger's sweeper expires it).
+ * `requestId` makes a replay return the first decision. The reservation is taken at the account's period start (a
+ * slot's period lies in the future).
  */
 export async function holdCapacity(
   trx: Trx,
@@ -125,7 +169,7 @@ export async function holdCapacity(
   requestId: string,
   ttlSeconds: number,
 ): Promise<HoldResult> {
-  const accountId = await ensureAccount(trx, botId, account)
+  const accountId = await capacityAccountId(trx, botId, account)
   const r = await ledger(trx).reserve({
     requestId,
     lines: [{ account: { accountId }, amount: 1 }],

@@ -25,14 +25,16 @@ export async function setInvoiceMessage(q: Q, orderId: number, messageId: number
   await q.updateTable('orders').set({ invoice_message_id: messageId }).where('id', '=', orderId).execute()
 }
 
+/** Records a pre-checkout hold (the caller has checked the move to `state` against the transition table). */
 export async function setHold(
   trx: Trx,
   orderId: number,
-  hold: { requestId: string | null; expiresAt: Date; capacityKey: string | null },
+  hold: { state: 'reserved'; requestId: string | null; expiresAt: Date; capacityKey: string | null },
 ): Promise<void> {
   await trx
     .updateTable('orders')
     .set({
+      state: hold.state,
       hold_request_id: hold.requestId,
       hold_expires_at: hold.expiresAt,
       capacity_key: hold.capacityKey,

@@ -1,9 +1,9 @@
-import { audit } from '../audit/audit'
+import { sql } from 'kysely'
 import type { DeskRuntime } from '../config/load'
 import type { Deps } from '../deps'
-import { holdCapacity, releaseHold } from '../orders/capacity'
-import { lockOrder, moveOrder } from '../orders/order-state'
-import { dbNow, setHold } from '../orders/orders.repository'
+import { type CapacityAccount, capacityAccountId, releaseHold, reservePlace } from '../orders/capacity'
+import { canTransition, InvalidTransitionError } from '../orders/order-state'
+import { setHold } from '../orders/orders.repository'
 import { accountForOrder, UNPAID_ORDER_TTL_HOURS } from '../orders/orders.service'
 import { findTariff } from '../orders/tariffs'
 import { parseOrderPayload } from './payload'
@@ -44,17 +44,44 @@ export interface PreCheckoutInput {
   payload: string
 }
 
+/** Thrown inside the transaction to roll back the order's move when no place is left. */
+class NoPlace extends Error {
+  constructor(readonly decision: PreCheckoutDecision) {
+    super('no place left')
+  }
+}
+
+/** Thrown inside the transaction when the day's or slot's account must be opened (or topped up) first. */
+class NeedsGrant extends Error {
+  constructor(readonly account: CapacityAccount) {
+    super('capacity account needs a grant')
+  }
+}
+
 export async function decidePreCheckout(
   deps: Deps,
   desk: DeskRuntime,
   q: PreCheckoutInput,
+  retried = false,
 ): Promise<PreCheckoutDecision> {
   const orderId = parseOrderPayload(q.payload)
   if (orderId === undefined) return { ok: false, code: 'order-unknown' }
-  return deps.db.transaction().execute(async (trx): Promise<PreCheckoutDecision> => {
-    const order = await lockOrder(trx, orderId)
+  const run = deps.db.transaction().execute(async (trx): Promise<PreCheckoutDecision> => {
+    // A hold lost to a crash right after this commit costs nothing (successful_payment takes a free place or
+    // agrees a start), so this transaction does not wait for its WAL flush: the commit ends the section during
+    // which the day's capacity row is locked, so it must be short. (set_config(..., true) = SET LOCAL, folded into
+    // the first statement to save a round trip.)
+    const locked = await trx
+      .selectFrom('orders')
+      .selectAll()
+      .select(sql<Date>`now()`.as('db_now'))
+      .select(sql<string>`set_config('synchronous_commit', 'off', true)`.as('sync'))
+      .where('id', '=', orderId)
+      .forUpdate()
+      .executeTakeFirst()
     // Another desk's order is as unknown to this bot as a missing one.
-    if (!order || order.bot_id !== desk.botId) return { ok: false, code: 'order-unknown' }
+    if (!locked || locked.bot_id !== desk.botId) return { ok: false, code: 'order-unknown' }
+    const { db_now: now, sync: _sync, ...order } = locked
     const refuse = (
       code: PreCheckoutRefusal,
       params?: Record<string, string | number>,
@@ -71,8 +98,6 @@ export async function decidePreCheckout(
     if (order.state === 'cancelled') return refuse('order-cancelled')
     if (order.state !== 'created' && order.state !== 'reserved') return refuse('order-paid')
     if (!findTariff(desk, order.tariff_code)) return refuse('tariff-unavailable', { title: order.title })
-
-    const now = await dbNow(trx)
     if (now.getTime() - order.created_at.getTime() > UNPAID_ORDER_TTL_HOURS * 3_600_000)
       return refuse('order-expired')
     if (order.start_mode === 'scheduled' && order.slot_start && order.slot_start.getTime() <= now.getTime())
@@ -89,30 +114,34 @@ export async function decidePreCheckout(
     const holdUntil = new Date(now.getTime() + desk.holdMinutes * 60_000)
     // A lapsed hold the sweeper has not released yet is released here, so the order never holds two places.
     if (order.hold_request_id) await releaseHold(trx, order.hold_request_id)
-    let capacityKey: string | null = null
-    let requestId: string | null = null
-    if (order.start_mode !== 'on_request') {
-      const account = accountForOrder(desk, order, now)!
-      // The query id makes a redelivered query replay the ledger's first decision instead of holding twice.
-      requestId = `hold:${order.id}:${q.queryId}`
-      const held = await holdCapacity(trx, desk.botId, account, requestId, desk.holdMinutes * 60)
-      if (!held.ok) return refuse('capacity-full', held.reason === 'full' ? { capacity: held.capacity } : {})
-      capacityKey = account.key
-    }
-    if (order.state === 'created') await moveOrder(trx, order, 'reserved')
+    const account = order.start_mode === 'on_request' ? undefined : accountForOrder(desk, order, now)
+    // The query id makes a redelivered query replay the ledger's first decision instead of holding twice.
+    const requestId = account ? `hold:${order.id}:${q.queryId}` : null
+
+    // created -> reserved (or reserved again with a new hold), checked against the table, in one UPDATE. The hold
+    // itself is recorded by the ledger (reservation and journal, under the request id kept on the order).
+    if (order.state === 'created' && !canTransition(order.state, 'reserved'))
+      throw new InvalidTransitionError(order.id, order.state, 'reserved')
     await setHold(trx, order.id, {
+      state: 'reserved',
       requestId,
       expiresAt: holdUntil,
-      capacityKey,
+      capacityKey: account?.key ?? null,
     })
-    await audit(trx, {
-      botId: desk.botId,
-      actorId: q.fromId,
-      action: 'order.reserved',
-      subjectType: 'order',
-      subjectId: order.id,
-      details: { hold: requestId, capacity: capacityKey, until: holdUntil.toISOString() },
-    })
+    // The place last: the account row it locks is shared by every pre-checkout of that day or slot.
+    if (account && requestId) {
+      const held = await reservePlace(trx, desk.botId, account, requestId, desk.holdMinutes * 60)
+      if (!held.ok && held.reason === 'needs-grant') throw new NeedsGrant(account)
+      if (!held.ok)
+        throw new NoPlace(refuse('capacity-full', held.reason === 'full' ? { capacity: held.capacity } : {}))
+    }
     return { ok: true, orderId, holdUntil }
+  })
+  return run.catch(async (e) => {
+    if (e instanceof NoPlace) return e.decision
+    if (!(e instanceof NeedsGrant) || retried) throw e
+    // The first pre-checkout of a day or slot (or after a capacity raise): open the account, then decide again.
+    await deps.db.transaction().execute((trx) => capacityAccountId(trx, desk.botId, e.account))
+    return decidePreCheckout(deps, desk, q, true)
   })
 }

@@ -1,0 +1,251 @@
+/**
+ * npm run bench:checkout — pre-checkout queries through the whole bot over HTTP.
+ *
+ * The app runs as its own process (`src/main.ts --role=bot`, as `npm run bot` would) in webhook mode: the Bot API
+ * stand-in (test/support/bot-api.ts, in this process) POSTs each pre_checkout_query to the bot's webhook the moment
+ * it is pushed, and the bot answers with answerPreCheckoutQuery over HTTP. PostgreSQL is embedded unless
+ * DATABASE_URL is set; the same server serves the app and the setup.
+ *
+ * Each round: BENCH_QUERIES (default 200) clients, each with an unpaid order, send their pre-checkout at the same
+ * moment. Every query is checked and holds a place on the quota ledger (capacity is set high enough that all are
+ * accepted: the heavier path, a reservation per query). Latency = from the push of the update to the arrival of
+ * its answerPreCheckoutQuery at the stand-in (one process, one clock). Printed per round and over all measured
+ * rounds: p50 / p99 / max latency and throughput (answers per second from the first push to the last answer).
+ * One warm-up round is not counted. Target (issue 4): p99 <= 50 ms.
+ *
+ * BENCH_QUERIES (200), BENCH_ROUNDS (5 measured), BENCH_MODE (webhook | polling), BENCH_NODE_ARGS (e.g. --cpu-prof).
+ */
+import { type ChildProcess, spawn } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { readFile } from 'node:fs/promises'
+import os from 'node:os'
+import path from 'node:path'
+import { fileURLToPath } from 'node:url'
+import type { User } from 'grammy/types'
+import { sql } from 'kysely'
+import pg from 'pg'
+import { parse as parseYaml, stringify as stringifyYaml } from 'yaml'
+import { loadConfig } from '../src/config/load'
+import { type EmbeddedServer, ensureDatabase, freePort, startEmbeddedPostgres } from '../src/db/embedded'
+import { migrateToLatest } from '../src/db/migrator'
+import { createDb, type DbHandle } from '../src/db/pool'
+import { findTariff, snapshotTariff } from '../src/orders/tariffs'
+import { orderPayload } from '../src/payments/payload'
+import { type BotApiStandIn, startBotApi } from '../test/support/bot-api'
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
+const QUERIES = Number(process.env.BENCH_QUERIES ?? 200)
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5)
+const MODE = (process.env.BENCH_MODE ?? 'webhook') as 'webhook' | 'polling'
+const TOKEN = `7000001:${'C'.repeat(35)}`
+const BOT_ID = 7000001
+const SECRET = 'bench-secret'
+
+function pct(sorted: number[], p: number): number {
+  if (sorted.length === 0) return Number.NaN
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!
+}
+
+/** CPU (ms) used so far by a process, from /proc (Linux); 0 where /proc is not there. */
+async function cpuMs(pid: number): Promise<number> {
+  try {
+    const f = (await readFile(`/proc/${pid}/stat`, 'utf8')).split(')')[1]!.trim().split(' ')
+    return ((Number(f[11]) + Number(f[12])) * 1000) / 100
+  } catch {
+    return 0
+  }
+}
+
+/** CPU (ms) of the app process, this process (stand-in and driver) and the database's backends. */
+async function cpuSnapshot(appPid: number, pool: pg.Pool) {
+  const r = await pool.query<{ pid: number }>(
+    'select pid from pg_stat_activity where datname = current_database()',
+  )
+  const backends = new Map<number, number>()
+  for (const { pid } of r.rows) backends.set(pid, await cpuMs(pid))
+  const self = process.cpuUsage()
+  return { app: await cpuMs(appPid), self: (self.user + self.system) / 1000, backends }
+}
+
+function cpuDelta(
+  a: Awaited<ReturnType<typeof cpuSnapshot>>,
+  b: Awaited<ReturnType<typeof cpuSnapshot>>,
+  n: number,
+) {
+  let pgMs = 0
+  for (const [pid, v] of b.backends) pgMs += v - (a.backends.get(pid) ?? v)
+  return `CPU per answer: app ${((b.app - a.app) / n).toFixed(2)} ms, stand-in ${((b.self - a.self) / n).toFixed(2)} ms, postgres ${(pgMs / n).toFixed(2)} ms`
+}
+
+function summary(lat: number[], seconds: number): string {
+  const s = [...lat].sort((a, b) => a - b)
+  return (
+    `p50 ${pct(s, 50).toFixed(1)} ms, p99 ${pct(s, 99).toFixed(1)} ms, max ${s[s.length - 1]!.toFixed(1)} ms, ` +
+    `${(lat.length / seconds).toFixed(0)} answers/s`
+  )
+}
+
+async function main() {
+  let server: EmbeddedServer | undefined
+  let serverUrl = process.env.DATABASE_URL
+  if (!serverUrl) {
+    process.stdout.write('starting embedded PostgreSQL... ')
+    server = await startEmbeddedPostgres()
+    serverUrl = server.url
+    console.log('ok')
+  }
+  let tg: BotApiStandIn | undefined
+  let child: ChildProcess | undefined
+  let handle: DbHandle | undefined
+  let raw: pg.Pool | undefined
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'checkout-bench-'))
+  const cleanup = async () => {
+    if (child && child.exitCode === null) {
+      child.kill('SIGTERM')
+      await new Promise((r) => child!.once('exit', r))
+    }
+    await raw?.end().catch(() => {})
+    await handle?.close().catch(() => {})
+    await tg?.close().catch(() => {})
+    await server?.stop()
+    rmSync(dir, { recursive: true, force: true })
+  }
+  process.once('SIGINT', () => void cleanup().finally(() => process.exit(130)))
+
+  try {
+    const url = await ensureDatabase(serverUrl, `checkout_bench_${randomBytes(4).toString('hex')}`)
+    handle = createDb(url, 4)
+    const db = handle.db
+    await migrateToLatest(db)
+    tg = await startBotApi({ defaultWaitTimeoutMs: 60_000 })
+
+    // The test desk, in the chosen mode, with room for every query of every round.
+    const port = await freePort()
+    const cfg = parseYaml(readFileSync(path.join(ROOT, 'test/support/desk.test.yaml'), 'utf8'))
+    cfg.mode = MODE
+    cfg.http = { host: '127.0.0.1', port }
+    cfg.webhook = MODE === 'webhook' ? { publicUrl: `http://127.0.0.1:${port}` } : {}
+    cfg.log = { level: 'error' }
+    for (const t of cfg.desks[0].tariffs) t.dailyCapacity = 1_000_000
+    const configFile = path.join(dir, 'desk.bench.yaml')
+    writeFileSync(configFile, stringifyYaml(cfg))
+    const env = {
+      CONFIG_FILE: configFile,
+      BOT_TOKEN: TOKEN,
+      DATABASE_URL: url,
+      TELEGRAM_API_ROOT: tg.root,
+      WEBHOOK_SECRET: SECRET,
+    }
+    const desk = loadConfig(env).desks[0]!
+    tg.forum({ id: desk.staffChatId, title: 'Staff' })
+    const tariff = findTariff(desk, 'quick')!
+
+    // Orders for every round (as the tariff button creates them), made before the app starts.
+    const rounds: { user: User; payload: string }[][] = []
+    for (let r = 0; r <= ROUNDS + 1; r++) {
+      const batch: { user: User; payload: string }[] = []
+      for (let i = 0; i < QUERIES; i++) {
+        const user = tg.user({ id: 8_300_000_000 + r * 10_000 + i, language_code: 'en' })
+        const o = await db
+          .insertInto('orders')
+          .values({ bot_id: BOT_ID, user_id: user.id, ...snapshotTariff(desk, tariff, 'en') })
+          .returning('id')
+          .executeTakeFirstOrThrow()
+        batch.push({ user, payload: orderPayload(o.id) })
+      }
+      rounds.push(batch)
+    }
+    await sql`vacuum analyze`.execute(db)
+
+    const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean)
+    child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', 'src/main.ts', '--role=bot'], {
+      cwd: ROOT,
+      env: { ...process.env, ...env, LOG_LEVEL: 'error', NODE_ENV: 'production' },
+      stdio: ['ignore', 'inherit', 'inherit'],
+    })
+    if (MODE === 'webhook') await tg.waitFor('setWebhook', undefined, { botId: BOT_ID })
+    else await tg.waitFor('getUpdates', undefined, { botId: BOT_ID })
+    // The HTTP server listens right after the webhook is set; give the process a moment to finish starting.
+    await new Promise((r) => setTimeout(r, 1500))
+
+    console.log(
+      `${QUERIES} concurrent pre-checkout queries per round, ${MODE} mode, app in its own process (pool 10), ` +
+        `${os.cpus().length} CPUs`,
+    )
+    raw = new pg.Pool({ connectionString: url, max: 1 })
+    const all: number[] = []
+    let allSeconds = 0
+    let refused = 0
+    for (let r = 0; r <= ROUNDS; r++) {
+      const batch = rounds[r]!
+      const ids = batch.map((_, i) => `bench-${r}-${i}`)
+      const since = tg.mark()
+      const cpu0 = await cpuSnapshot(child.pid!, raw)
+      const pushedAt = new Map<string, number>()
+      const t0 = Date.now()
+      for (let i = 0; i < batch.length; i++) {
+        const { user, payload } = batch[i]!
+        pushedAt.set(ids[i]!, Date.now())
+        void tg.push(
+          BOT_ID,
+          tg.preCheckout(user, { id: ids[i]!, invoice_payload: payload, total_amount: tariff.priceStars }),
+        )
+      }
+      const answers = await tg.waitForCount('answerPreCheckoutQuery', QUERIES, undefined, {
+        since,
+        timeoutMs: 60_000,
+      })
+      const lat = answers.map((a) => a.at - pushedAt.get(a.payload.pre_checkout_query_id)!)
+      const last = Math.max(...answers.map((a) => a.at))
+      const seconds = (last - t0) / 1000
+      const notOk = answers.filter((a) => a.payload.ok !== true).length
+      const cpu1 = await cpuSnapshot(child.pid!, raw)
+      const label = r === 0 ? 'warm-up ' : `round ${r} `
+      console.log(`${label} ${summary(lat, seconds)}${notOk ? `  (${notOk} refused)` : ''}`)
+      console.log(`         ${cpuDelta(cpu0, cpu1, QUERIES)}`)
+      if (r > 0) {
+        all.push(...lat)
+        allSeconds += seconds
+        refused += notOk
+      }
+    }
+    // For reference: the same query one at a time (no queueing), i.e. the latency of one pre-checkout on its own.
+    const single: number[] = []
+    const extra = rounds[ROUNDS + 1]!
+    for (let i = 0; i < extra.length; i++) {
+      const { user, payload } = extra[i]!
+      const id = `bench-single-${i}`
+      const t0 = Date.now()
+      await tg.push(
+        BOT_ID,
+        tg.preCheckout(user, { id, invoice_payload: payload, total_amount: tariff.priceStars }),
+      )
+      const a = await tg.waitFor('answerPreCheckoutQuery', { pre_checkout_query_id: id })
+      single.push(a.at - t0)
+    }
+    const sorted = [...single].sort((a, b) => a - b)
+    console.log(
+      `one at a time (${single.length}): p50 ${pct(sorted, 50).toFixed(1)} ms, p99 ${pct(sorted, 99).toFixed(1)} ms`,
+    )
+    console.log(
+      `load average during the run: ${os
+        .loadavg()
+        .map((x) => x.toFixed(2))
+        .join(' ')}`,
+    )
+    const holds = await sql<{ n: number }>`
+      select count(*)::int as n from ledger_reservation where state = 'reserved' and request_id like 'hold:%'`.execute(
+      db,
+    )
+    console.log(`all rounds: ${summary(all, allSeconds)}  (${all.length} answers, ${refused} refused)`)
+    console.log(`capacity holds open after the run: ${holds.rows[0]!.n} (expected ${(ROUNDS + 2) * QUERIES})`)
+  } finally {
+    await cleanup()
+  }
+}
+
+main().catch((e) => {
+  console.error(e)
+  process.exit(1)
+})
