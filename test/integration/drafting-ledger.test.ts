@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { DraftRequestInput } from '../../src/drafting/drafting.service'
 import { refusalNote, requestDraft, runDraft } from '../../src/drafting/drafting.service'
+import { createLlmClient } from '../../src/drafting/provider'
 import { checkInvariants, Ledger } from '../../src/ledger/ledger.service'
 import {
   consultationWithQuestion,
@@ -207,6 +208,34 @@ describe('drafting on the ledger: settle, races, unknown outcomes', () => {
       1,
     )
     await invariantsHold(w)
+  })
+
+  it('refused before the ledger: provider unavailable (no key) and no open question; nothing reserved or queued', async () => {
+    const { consultationId } = await consultationWithQuestion(w)
+    const real = w.deps.llm
+    w.deps.llm = createLlmClient({ baseUrl: w.ai.baseUrl, apiKey: undefined, timeoutMs: 1000 })
+    try {
+      const r = await ask(w, consultationId)
+      expect(r).toMatchObject({ status: 'refused', refusal: { reason: 'provider_unavailable' } })
+      if (r.status === 'refused') expect(await reservation(w, r.requestId)).toBeNull()
+    } finally {
+      w.deps.llm = real
+    }
+    await w.deps.db
+      .updateTable('desk_appeal')
+      .set({ state: 'answered' })
+      .where('consultation_id', '=', consultationId)
+      .execute()
+    const none = await ask(w, consultationId)
+    expect(none).toMatchObject({ status: 'refused', refusal: { reason: 'no_open_appeal' } })
+    expect(await draftsAccount(w, consultationId)).toMatchObject({ reserved: 0, used: 0 })
+    expect(
+      await w.deps.db
+        .selectFrom('draft')
+        .select('state')
+        .where('consultation_id', '=', consultationId)
+        .execute(),
+    ).toEqual([{ state: 'refused' }, { state: 'refused' }])
   })
 
   it('a job retried after a crash mid-call never calls the provider again: the hold goes to unknown', async () => {
