@@ -14,13 +14,12 @@ import { insertItem, requeueBlocked } from '../routing/messages.repository'
 import { wakeLane } from '../routing/routing.jobs'
 import { notify } from '../telegram/notify'
 import {
-  type AdmissionState,
-  admissionState,
+  type AdmitRow,
+  callAdmit,
   clearClientBlocked,
   type DeskConsultationView,
   ensureDeskConsultation,
   insertAppeal,
-  lockClientConsultation,
 } from './desk.repository'
 import { appealDueAt } from './sla'
 
@@ -31,8 +30,10 @@ import { appealDueAt } from './sla'
  *   3. admits only if state = active, not revoked, starts_at <= checked_at < access_until, the client is not banned,
  *   4. opens an appeal if none is open, reserving one unit of the consultation's appeals on the ledger (request id
  *      derived from the message), or joins the open one,
- *   5. writes the topic lane's job to the outbox and stores the message (UNIQUE(bot_id, chat_id, message_id), so a
- *      redelivered update changes nothing) with accepted_at = checked_at.
+ *   5. stores the message (UNIQUE(bot_id, chat_id, message_id), so a redelivered update changes nothing) with
+ *      accepted_at = checked_at and writes the topic lane's job to the outbox.
+ * Steps 1-3 and, when the message joins an open appeal, the insert of step 5 are one database function (desk_admit,
+ * migration 2026-11-30T0410): one round trip with cached plans for the path almost every message takes.
  * A refused message is stored too (state refused, with the numbers) and the client is told why, from the same
  * numbers. No network call happens inside: the copy and every reply leave through the outbox.
  *
@@ -117,51 +118,68 @@ async function admit(
   lang: string,
 ): Promise<AdmissionResult> {
   const userId = m.from!.id
-  const c = await lockClientConsultation(trx, desk.botId, userId)
-  if (!c) return refuse(trx, outbox, desk, m, type, lang, null, { reason: 'no_consultation', numbers: {} })
-  const s = await admissionState(trx, {
-    consultationId: c.id,
+  const content = JSON.stringify(storedContent(m))
+  const a = await callAdmit(trx, {
     botId: desk.botId,
     userId,
     chatId: m.chat.id,
     messageId: m.message_id,
+    mediaGroupId: m.media_group_id ?? null,
+    replyTo: m.reply_to_message?.message_id ?? null,
+    type,
+    content,
   })
-  if (s.duplicate) return { status: 'duplicate' }
+  if (a.o_outcome === 'none')
+    return refuse(trx, outbox, desk, m, type, lang, a, { reason: 'no_consultation', numbers: {} })
+  if (a.o_outcome === 'duplicate') return { status: 'duplicate' }
+  if (a.o_outcome === 'refused') return refuse(trx, outbox, desk, m, type, lang, a, accessRefusal(a))
+  const c = { id: a.o_consultation_id!, bot_id: desk.botId, user_id: userId }
+  const checkedAt = a.o_checked_at!
 
-  const denied = checkAccess(c, s)
-  if (denied) return refuse(trx, outbox, desk, m, type, lang, c, denied)
+  if (a.o_outcome === 'accepted') {
+    // Stored by desk_admit; the topic lane's job commits with it, unless one is queued already.
+    if (a.o_wake) await wakeLane(outbox, c.id, 'in')
+    return {
+      status: 'accepted',
+      consultationId: c.id,
+      itemId: a.o_item_id!,
+      appealId: a.o_open_appeal_id!,
+      openedAppeal: false,
+      acceptedAt: checkedAt,
+    }
+  }
 
-  let appealId = s.open_appeal_id
+  // outcome "open": a new appeal, the desk's first message, or a client back after blocking the bot.
+  let appealId = a.o_open_appeal_id
   let opened: { number: number; dueAt: Date } | undefined
   if (appealId === null) {
     const requestId = appealRequestId(desk.botId, m.chat.id, m.message_id)
     const r = await new LedgerTx(trx, deps.config.ledger.overrunPolicy, APPEAL_HOLD_TTL_SECONDS).reserve({
       requestId,
       lines: [{ account: { scope: CONSULTATION_SCOPE, subject: c.id, unit: APPEALS_UNIT }, amount: 1 }],
-      at: s.checked_at,
+      at: checkedAt,
       ttlSeconds: APPEAL_HOLD_TTL_SECONDS,
     })
-    if (!r.admitted) return refuse(trx, outbox, desk, m, type, lang, c, ledgerRefusal(deps, c, r))
-    const dueAt = appealDueAt(desk, s.checked_at, c.sla_minutes)
-    const number = (s.last_appeal_number ?? 0) + 1
+    if (!r.admitted) return refuse(trx, outbox, desk, m, type, lang, a, ledgerRefusal(deps, c.id, r))
+    const slaMinutes = a.o_sla_minutes!
+    const dueAt = appealDueAt(desk, checkedAt, slaMinutes)
+    const number = (a.o_last_appeal_number ?? 0) + 1
     const appeal = await insertAppeal(trx, {
       botId: desk.botId,
       consultationId: c.id,
       number,
       requestId,
       openedByMessageId: m.message_id,
-      acceptedAt: s.checked_at,
-      slaMinutes: c.sla_minutes,
+      acceptedAt: checkedAt,
+      slaMinutes,
       dueAt,
     })
     appealId = appeal.id
     opened = { number, dueAt }
   }
+  if (!a.o_desk_row) await ensureDeskConsultation(trx, c)
+  if (a.o_client_blocked_at) await clientIsBack(trx, outbox, c)
 
-  if (!s.desk_row) await ensureDeskConsultation(trx, c)
-  if (s.client_blocked_at) await clientIsBack(trx, outbox, c)
-
-  // The job before the row: the row's created_at (clock_timestamp) then marks the moment the copy job was written.
   await wakeLane(outbox, c.id, 'in')
   const row = await insertItem(trx, {
     bot_id: desk.botId,
@@ -175,9 +193,9 @@ async function admit(
     reply_to_message_id: m.reply_to_message?.message_id ?? null,
     appeal_id: appealId,
     content_type: type,
-    content: JSON.stringify(storedContent(m)),
+    content,
     state: 'pending',
-    accepted_at: s.checked_at,
+    accepted_at: checkedAt,
   })
   // Another instance stored the same message first (the lock makes this nearly impossible): undo everything.
   if (!row) throw new DuplicateMessage()
@@ -191,9 +209,9 @@ async function admit(
       key: 'desk-receipt',
       params: {
         number: opened.number,
-        accepted: formatInstant(s.checked_at, zone, lang),
+        accepted: formatInstant(checkedAt, zone, lang),
         due: formatInstant(opened.dueAt, zone, lang),
-        sla: formatHours(c.sla_minutes, lang),
+        sla: formatHours(a.o_sla_minutes!, lang),
       },
       dedupeKey: `desk:appeal:${appealId}:receipt`,
     })
@@ -204,46 +222,47 @@ async function admit(
     itemId: row.id,
     appealId,
     openedAppeal: opened !== undefined,
-    acceptedAt: s.checked_at,
+    acceptedAt: checkedAt,
   }
 }
 
-/** The access rule of seed 004, on the locked row and the database clock. */
-function checkAccess(c: DeskConsultationView, s: AdmissionState): AdmissionRefusal | undefined {
-  const at = s.checked_at
+/** The refusal desk_admit decided, with the window numbers it decided on. */
+function accessRefusal(a: AdmitRow): AdmissionRefusal {
+  const iso = (d: Date | null) => d?.toISOString() ?? null
   const window = {
-    checkedAt: at.toISOString(),
-    startsAt: c.starts_at?.toISOString() ?? null,
-    accessUntil: c.access_until?.toISOString() ?? null,
+    checkedAt: iso(a.o_checked_at),
+    startsAt: iso(a.o_starts_at),
+    accessUntil: iso(a.o_access_until),
   }
-  if (s.banned) return { reason: 'banned', numbers: window }
-  if (c.state === 'revoked' || c.revoked_at) return { reason: 'refunded', numbers: window }
-  if (c.state === 'closed')
-    return {
-      reason: 'closed',
-      numbers: {
-        ...window,
-        closedAt: (c.closed_at ?? c.access_until)?.toISOString() ?? null,
-        openAppeal: s.open_appeal_id !== null,
-      },
-    }
-  if (c.state === 'waiting' || !c.starts_at || !c.access_until || at < c.starts_at)
-    return {
-      reason: 'not_started',
-      numbers: {
-        ...window,
-        startsAt: (c.starts_at ?? c.slot_start)?.toISOString() ?? null,
-        startMode: c.start_mode,
-        needsStartDate: c.needs_start_date,
-      },
-    }
-  if (at >= c.access_until)
-    return { reason: 'window_closed', numbers: { ...window, openAppeal: s.open_appeal_id !== null } }
-  return undefined
+  const openAppeal = a.o_open_appeal_id !== null
+  switch (a.o_reason) {
+    case 'closed':
+      return {
+        reason: 'closed',
+        numbers: { ...window, closedAt: iso(a.o_closed_at ?? a.o_access_until), openAppeal },
+      }
+    case 'not_started':
+      return {
+        reason: 'not_started',
+        numbers: {
+          ...window,
+          startsAt: iso(a.o_starts_at ?? a.o_slot_start),
+          startMode: a.o_start_mode,
+          needsStartDate: a.o_needs_start_date,
+        },
+      }
+    case 'window_closed':
+      return { reason: 'window_closed', numbers: { ...window, openAppeal } }
+    case 'banned':
+    case 'refunded':
+      return { reason: a.o_reason, numbers: window }
+    default:
+      return { reason: 'unavailable', numbers: window }
+  }
 }
 
 /** The ledger's refusal as the client sees it: the same granted/used/held numbers the decision was made on. */
-function ledgerRefusal(deps: Deps, c: DeskConsultationView, r: LedgerRefusal): AdmissionRefusal {
+function ledgerRefusal(deps: Deps, consultationId: number, r: LedgerRefusal): AdmissionRefusal {
   const a = r.account
   if ((r.reason === 'exhausted' || r.reason === 'held_by_active') && a)
     return {
@@ -259,7 +278,7 @@ function ledgerRefusal(deps: Deps, c: DeskConsultationView, r: LedgerRefusal): A
   // No account or an inactive one while the window is open: the grants are out of step with the window. Fail
   // closed and say so in the log; the client is told nothing was counted.
   deps.log.warn(
-    { consultation: c.id, reason: r.reason, detail: r.detail },
+    { consultation: consultationId, reason: r.reason, detail: r.detail },
     'appeal reserve refused unexpectedly',
   )
   return { reason: 'unavailable', numbers: { ledgerReason: r.reason } }
@@ -276,12 +295,12 @@ async function refuse(
   m: Message,
   type: ContentType,
   lang: string,
-  c: DeskConsultationView | null,
+  a: AdmitRow,
   refusal: AdmissionRefusal,
 ): Promise<AdmissionResult> {
   const row = await insertItem(trx, {
     bot_id: desk.botId,
-    consultation_id: c?.id ?? null,
+    consultation_id: a.o_consultation_id,
     direction: 'in',
     kind: 'copy',
     chat_id: m.chat.id,
@@ -297,7 +316,12 @@ async function refuse(
   })
   if (!row) return { status: 'duplicate' }
   const zone = await clientZone(trx, desk, m.from!.id)
-  const text = refusalText(c, refusal, zone, lang)
+  const text = refusalText(
+    a.o_start_mode ? { start_mode: a.o_start_mode, needs_start_date: a.o_needs_start_date ?? false } : null,
+    refusal,
+    zone,
+    lang,
+  )
   await notify(outbox, {
     botId: desk.botId,
     chatId: m.chat.id,
@@ -307,7 +331,7 @@ async function refuse(
     ...(text.more ? { more: text.more } : {}),
     dedupeKey: `desk:refused:${desk.botId}:${m.chat.id}:${m.message_id}`,
   })
-  return { status: 'refused', consultationId: c?.id ?? null, refusal }
+  return { status: 'refused', consultationId: a.o_consultation_id, refusal }
 }
 
 /** The locale key and parameters of a refusal, built from the refusal's own numbers. */
@@ -355,7 +379,11 @@ export function refusalText(
 }
 
 /** The client wrote after blocking the bot: clear the mark and send what could not be delivered. */
-async function clientIsBack(trx: Trx, outbox: Outbox, c: DeskConsultationView): Promise<void> {
+async function clientIsBack(
+  trx: Trx,
+  outbox: Outbox,
+  c: { id: number; bot_id: number; user_id: number },
+): Promise<void> {
   await clearClientBlocked(trx, c.id)
   const again = await requeueBlocked(trx, c.id)
   if (again.length === 0) return

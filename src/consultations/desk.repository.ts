@@ -35,28 +35,6 @@ const VIEW_COLUMNS = sql`c.id, c.bot_id, c.user_id, c.order_id, c.state, c.start
   c.revoked_at, c.refund_policy, o.sla_minutes, o.appeals, o.title, o.tariff_code, o.price_stars, o.start_mode,
   o.slot_start, o.needs_start_date, o.lang`
 
-/**
- * Locks the consultation a client's message is about and returns it with its tariff snapshot. One active
- * consultation per client is the rule; should there be several, the one whose window holds now() wins, then the
- * newest. Without an active one, the newest says why the message is refused (waiting, closed, refunded).
- */
-export async function lockClientConsultation(
-  trx: Trx,
-  botId: number,
-  userId: number,
-): Promise<DeskConsultationView | undefined> {
-  const r = await sql<DeskConsultationView>`
-    select ${VIEW_COLUMNS}
-      from consultation c join orders o on o.id = c.order_id
-      where c.bot_id = ${botId} and c.user_id = ${userId}
-      order by (c.state = 'active') desc,
-        (c.state = 'active' and c.starts_at <= now() and now() < c.access_until) desc,
-        c.created_at desc
-      limit 1
-      for update of c`.execute(trx)
-  return r.rows[0]
-}
-
 /** Locks a consultation by id (same order of locks as the admission: the consultation row only). */
 export async function lockConsultationView(trx: Trx, consultationId: number) {
   const r = await sql<DeskConsultationView>`
@@ -75,37 +53,50 @@ export async function consultationView(q: Q, consultationId: number) {
   return r.rows[0]
 }
 
-export interface AdmissionState {
-  /** The database clock after the consultation lock was granted: the instant the admission is judged at. */
-  checked_at: Date
-  banned: boolean
-  open_appeal_id: number | null
-  last_appeal_number: number | null
-  desk_row: boolean
-  client_blocked_at: Date | null
-  duplicate: boolean
+/** What desk_admit (migration 2026-11-30T0410) decided, with the numbers it decided on. */
+export interface AdmitRow {
+  /** none: no consultation; duplicate; refused (o_reason); accepted (stored, joins the open appeal); open. */
+  o_outcome: 'none' | 'duplicate' | 'refused' | 'accepted' | 'open'
+  o_reason: 'banned' | 'refunded' | 'closed' | 'not_started' | 'window_closed' | null
+  o_consultation_id: number | null
+  o_item_id: number | null
+  o_open_appeal_id: number | null
+  o_last_appeal_number: number | null
+  o_checked_at: Date | null
+  o_state: DeskConsultationView['state'] | null
+  o_starts_at: Date | null
+  o_access_until: Date | null
+  o_closed_at: Date | null
+  o_slot_start: Date | null
+  o_start_mode: DeskConsultationView['start_mode'] | null
+  o_needs_start_date: boolean | null
+  o_sla_minutes: number | null
+  o_client_blocked_at: Date | null
+  o_desk_row: boolean | null
+  /** accepted: true when the caller must write the lane's job (none is queued). */
+  o_wake: boolean | null
 }
 
 /**
- * Everything the admission reads after taking the lock, in one round trip. clock_timestamp(), not now(): now() is
- * the transaction's start, which may be before the lock wait; the check must use the time the lock was held.
+ * Locks the client's consultation, reads the database clock after the lock, checks access, and stores the message
+ * when it joins an open appeal: one round trip (see the migration for the rule and why it is a function). With
+ * outcome `open` the lock is held and the caller completes the admission in the same transaction.
  */
-export async function admissionState(
+export async function callAdmit(
   trx: Trx,
-  a: { consultationId: number; botId: number; userId: number; chatId: number; messageId: number },
-): Promise<AdmissionState> {
-  const r = await sql<AdmissionState>`
-    select clock_timestamp() as checked_at,
-      coalesce((select banned_at is not null from client where bot_id = ${a.botId} and user_id = ${a.userId}),
-        false) as banned,
-      (select id from desk_appeal where consultation_id = ${a.consultationId} and state = 'open') as open_appeal_id,
-      (select max(number) from desk_appeal where consultation_id = ${a.consultationId}) as last_appeal_number,
-      dc.consultation_id is not null as desk_row,
-      dc.client_blocked_at,
-      exists (select 1 from desk_message
-        where bot_id = ${a.botId} and chat_id = ${a.chatId} and message_id = ${a.messageId}) as duplicate
-    from (select 1) one
-      left join desk_consultation dc on dc.consultation_id = ${a.consultationId}`.execute(trx)
+  a: {
+    botId: number
+    userId: number
+    chatId: number
+    messageId: number
+    mediaGroupId: string | null
+    replyTo: number | null
+    type: string
+    content: string
+  },
+): Promise<AdmitRow> {
+  const r = await sql<AdmitRow>`select * from desk_admit(${a.botId}, ${a.userId}, ${a.chatId}, ${a.messageId},
+    ${a.mediaGroupId}, ${a.replyTo}, ${a.type}, ${a.content}::jsonb)`.execute(trx)
   return r.rows[0]!
 }
 
@@ -154,6 +145,19 @@ export async function clearDeskFlag(q: Q, consultationId: number, flag: 'card_di
     .updateTable('desk_consultation')
     .set({ [flag]: false })
     .where('consultation_id', '=', consultationId)
+    .execute()
+}
+
+/**
+ * The topic lane starts draining: the queued job is being served. Waits for an admission holding the row (it may
+ * just have relied on the flag), so whatever that admission stored is seen by the drain that follows.
+ */
+export async function clearInQueued(q: Q, consultationId: number): Promise<void> {
+  await q
+    .updateTable('desk_consultation')
+    .set({ in_queued: false })
+    .where('consultation_id', '=', consultationId)
+    .where('in_queued', '=', true)
     .execute()
 }
 

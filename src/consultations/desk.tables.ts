@@ -14,6 +14,8 @@ export interface DeskConsultationTables {
     title_dirty: Generated<boolean>
     /** A send to the client failed with 403; cleared when the client writes again. */
     client_blocked_at: Date | null
+    /** A topic-lane job is queued and has not started draining (see migration 2026-11-30T0410). */
+    in_queued: Generated<boolean>
     in_lease: string | null
     in_lease_until: Date | null
     out_lease: string | null

@@ -5,6 +5,7 @@ import { markBlocked } from '../clients/clients.repository'
 import type { DeskRuntime } from '../config/load'
 import {
   clearDeskFlag,
+  clearInQueued,
   consultationView,
   type DeskConsultationView,
   findDeskConsultation,
@@ -183,6 +184,8 @@ class LaneRun {
   }
 
   async drain(): Promise<Outcome> {
+    // Before reading what is pending: admissions after this point queue a new job (see desk_admit).
+    if (this.dir === 'in') await clearInQueued(this.db, this.v.id)
     const dc = await findDeskConsultation(this.db, this.v.id)
     if (!dc) return DONE
     if (this.dir === 'in' && dc.topic_wanted && this.v.state === 'active')

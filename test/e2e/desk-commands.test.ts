@@ -41,7 +41,8 @@ describe('desk: staff commands in a topic', () => {
 
   it('/card re-renders the pinned card in place; commands are never relayed', async () => {
     const { client, consultationId, thread, card } = await started()
-    await clientSends(w, client, 'A question')
+    const q = await clientSends(w, client, 'A question')
+    await itemIn(w, client.id, q.message_id, 'sent')
     const since = w.tg.mark()
     await staffSends(w, thread, w.expert, '/card')
     const edit = await w.tg.waitFor(

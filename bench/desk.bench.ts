@@ -1,0 +1,451 @@
+/**
+ * npm run bench:desk — client messages through the whole bot against the same admission written with plain pg.
+ *
+ * The app runs as its own process (`src/main.ts --role=bot`, as `npm run bot` would: polling, embedded in nothing,
+ * no workers, so what is measured is admission up to the copy job being written) against the Bot API stand-in
+ * (test/support/bot-api.ts, in this process) and PostgreSQL (embedded unless DATABASE_URL is set).
+ *
+ * 1,000 active consultations (made active by the real activation: window, ledger grants). Each client first sends
+ * one message (it opens an appeal: a ledger reservation and a receipt; the warm-up), then MESSAGES_PER_CLIENT more
+ * (they join the open appeal). Messages are injected through the stand-in as fast as the bot takes them: a closed
+ * loop keeps WINDOW messages pushed-but-not-stored. Printed:
+ *   - accepted messages per second;
+ *   - latency from the push of the update to the copy job being written (the desk_message row is inserted right
+ *     after the job, and its created_at is clock_timestamp(); same machine, same clock), p50/p99;
+ *   - the app process's RSS idle (started, before load; and again after it) and the maximum under load;
+ *   - the baseline: the same transaction (lock the consultation, read the clock and state, write the pg-boss job
+ *     with pg-boss's own INSERT, insert the message; on the first message also the ledger reservation, the appeal
+ *     and the receipt job) with plain pg on as many connections as the app's pool, same message mix, same run,
+ *     and the ratio bot / baseline.
+ * Targets (issue 5): >= 1,000 accepted messages/s on 2 cores, ratio >= 0.5, RSS <= 150 MB idle, <= 300 MB under load.
+ *
+ * BENCH_CONSULTATIONS (default 1000), BENCH_MESSAGES (per client after the first, default 20), BENCH_WINDOW (400).
+ */
+import { type ChildProcess, spawn } from 'node:child_process'
+import { randomBytes, randomUUID } from 'node:crypto'
+import { readFile } from 'node:fs/promises'
+import { createRequire } from 'node:module'
+import path from 'node:path'
+import { fileURLToPath } from 'node:url'
+import type { User } from 'grammy/types'
+import { sql } from 'kysely'
+import pg from 'pg'
+import { createI18n } from '../src/bot/i18n'
+import { loadConfig } from '../src/config/load'
+import { activateConsultation } from '../src/consultations/activation'
+import { type EmbeddedServer, ensureDatabase, startEmbeddedPostgres } from '../src/db/embedded'
+import { migrateToLatest } from '../src/db/migrator'
+import { createDb, type DbHandle } from '../src/db/pool'
+import { Jobs } from '../src/jobs/jobs'
+import { QUEUES } from '../src/jobs/queues'
+import { quietLogger } from '../src/log'
+import { findTariff, snapshotTariff } from '../src/orders/tariffs'
+import { type BotApiStandIn, startBotApi } from '../test/support/bot-api'
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
+const CONSULTATIONS = Number(process.env.BENCH_CONSULTATIONS ?? 1000)
+const MESSAGES = Number(process.env.BENCH_MESSAGES ?? 20)
+const WINDOW = Number(process.env.BENCH_WINDOW ?? 400)
+/** The app's pool size (src/db/pool.ts default): the baseline gets as many connections. */
+const APP_POOL = 10
+const TOKEN = `7000001:${'B'.repeat(35)}`
+const BOT_ID = 7000001
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+
+function pct(sorted: number[], p: number): number {
+  if (sorted.length === 0) return Number.NaN
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!
+}
+
+/** CPU (µs) used so far by a process, from /proc (Linux). */
+async function cpuUs(pid: number): Promise<number> {
+  const f = (await readFile(`/proc/${pid}/stat`, 'utf8')).split(')')[1]!.trim().split(' ')
+  return ((Number(f[11]) + Number(f[12])) * 1e6) / 100
+}
+
+/** CPU (µs) used so far by every backend connected to the database (server on this machine). */
+async function backendsCpuUs(pool: pg.Pool): Promise<Map<number, number>> {
+  const r = await pool.query<{ pid: number }>(
+    'select pid from pg_stat_activity where datname = current_database()',
+  )
+  const out = new Map<number, number>()
+  for (const { pid } of r.rows) out.set(pid, await cpuUs(pid).catch(() => 0))
+  return out
+}
+function deltaUs(a: Map<number, number>, b: Map<number, number>): number {
+  let t = 0
+  for (const [pid, v] of b) t += v - (a.get(pid) ?? 0)
+  return t
+}
+
+async function rssMb(pid: number): Promise<{ rss: number; hwm: number }> {
+  const s = await readFile(`/proc/${pid}/status`, 'utf8')
+  const kb = (k: string) => Number(new RegExp(`${k}:\\s+(\\d+)`).exec(s)?.[1] ?? 0)
+  return { rss: kb('VmRSS') / 1024, hwm: kb('VmHWM') / 1024 }
+}
+
+/** pg-boss's own INSERT of a job (what Jobs.send runs), for the baseline. */
+const requireCjs = createRequire(import.meta.url)
+const plans = requireCjs('pg-boss/src/plans') as { insertJob(schema: string): string }
+const INSERT_JOB = plans.insertJob('pgboss')
+const jobValues = (name: string, data: object, singletonKey: string | null) => [
+  null,
+  name,
+  JSON.stringify(data),
+  null,
+  null,
+  singletonKey,
+  null,
+  0,
+  null,
+  null,
+  null,
+  null,
+  null,
+  null,
+  null,
+  null,
+  null,
+  null,
+  null,
+]
+
+async function main() {
+  let server: EmbeddedServer | undefined
+  let serverUrl = process.env.DATABASE_URL
+  if (!serverUrl) {
+    process.stdout.write('starting embedded PostgreSQL... ')
+    server = await startEmbeddedPostgres()
+    serverUrl = server.url
+    console.log('ok')
+  }
+  let tg: BotApiStandIn | undefined
+  let child: ChildProcess | undefined
+  let handle: DbHandle | undefined
+  let jobs: Jobs | undefined
+  let raw: pg.Pool | undefined
+  const cleanup = async () => {
+    if (child && child.exitCode === null) {
+      child.kill('SIGTERM')
+      await new Promise((r) => child!.once('exit', r))
+    }
+    await raw?.end().catch(() => {})
+    await jobs?.stop().catch(() => {})
+    await handle?.close().catch(() => {})
+    await tg?.close().catch(() => {})
+    await server?.stop()
+  }
+  process.once('SIGINT', () => void cleanup().finally(() => process.exit(130)))
+
+  try {
+    const url = await ensureDatabase(serverUrl, `desk_bench_${randomBytes(4).toString('hex')}`)
+    handle = createDb(url, 16)
+    const db = handle.db
+    await migrateToLatest(db)
+    jobs = Jobs.create(url, QUEUES, quietLogger(), { schedule: false })
+    await jobs.start()
+    tg = await startBotApi({ defaultWaitTimeoutMs: 60_000 })
+    const config = loadConfig({
+      CONFIG_FILE: path.join(ROOT, 'test/support/desk.test.yaml'),
+      BOT_TOKEN: TOKEN,
+      DATABASE_URL: url,
+      TELEGRAM_API_ROOT: tg.root,
+    })
+    const desk = config.desks[0]!
+    tg.forum({ id: desk.staffChatId, title: 'Staff' })
+    const i18n = createI18n(desk.defaultLanguage)
+    const tariff = findTariff(desk, 'quick')!
+
+    // Two sets of consultations: A goes through the bot, B through the baseline.
+    process.stdout.write(`activating ${2 * CONSULTATIONS} consultations... `)
+    const users = (base: number) =>
+      Array.from({ length: CONSULTATIONS }, (_, i) =>
+        tg!.user({ id: base + i, first_name: `Bench${i}`, language_code: 'en' }),
+      )
+    const setA = users(8_100_000_000)
+    const setB = users(8_200_000_000)
+    const consultationOf = new Map<number, number>()
+    const activate = async (u: User) => {
+      await jobs!.transaction(db, async (trx, outbox) => {
+        await trx
+          .insertInto('client')
+          .values({ bot_id: BOT_ID, user_id: u.id, first_name: u.first_name, language_code: 'en' })
+          .execute()
+        const o = await trx
+          .insertInto('orders')
+          .values({ bot_id: BOT_ID, user_id: u.id, ...snapshotTariff(desk, tariff, 'en') })
+          .returning('id')
+          .executeTakeFirstOrThrow()
+        const c = await trx
+          .insertInto('consultation')
+          .values({ bot_id: BOT_ID, order_id: o.id, user_id: u.id })
+          .returning('id')
+          .executeTakeFirstOrThrow()
+        const r = await activateConsultation(
+          trx,
+          outbox,
+          { desk: () => desk, i18n },
+          { consultationId: c.id, actorId: null, reason: 'admin' },
+        )
+        if (r.status !== 'activated') throw new Error(`activation: ${r.status}`)
+        consultationOf.set(u.id, c.id)
+      })
+    }
+    const all = [...setA, ...setB]
+    for (let i = 0; i < all.length; i += 16) await Promise.all(all.slice(i, i + 16).map(activate))
+    await sql`vacuum analyze`.execute(db)
+    console.log('ok')
+
+    // The app, as its own process.
+    const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean)
+    child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', 'src/main.ts', '--role=bot'], {
+      cwd: ROOT,
+      env: {
+        ...process.env,
+        CONFIG_FILE: path.join(ROOT, 'test/support/desk.test.yaml'),
+        BOT_TOKEN: TOKEN,
+        DATABASE_URL: url,
+        TELEGRAM_API_ROOT: tg.root,
+        LOG_LEVEL: 'error',
+        NODE_ENV: 'production',
+      },
+      stdio: ['ignore', 'inherit', 'inherit'],
+    })
+    const pid = child.pid!
+    await tg.waitFor('getUpdates', undefined, { botId: BOT_ID })
+    await sleep(2000)
+    const idle = await rssMb(pid)
+
+    // Progress for the closed loop: the newest row id (an index look-up, cheap enough to poll); exact count at the end.
+    const maxId = async () => {
+      const r = await sql<{ n: number | null }>`select max(id) as n from desk_message`.execute(db)
+      return r.rows[0]!.n ?? 0
+    }
+    const count = async () => {
+      const r = await sql<{ n: number }>`select count(*)::int as n from desk_message`.execute(db)
+      return r.rows[0]!.n
+    }
+
+    /** Pushes messages (round robin over the clients) keeping WINDOW in flight; returns push times. */
+    const drive = async (clients: User[], perClient: number) => {
+      const pushedAt = new Map<string, number>()
+      const before = await count()
+      const base = await maxId()
+      const total = clients.length * perClient
+      let sent = 0
+      let done = 0
+      let peak = 0
+      const sampler = setInterval(() => {
+        void rssMb(pid).then((m) => {
+          peak = Math.max(peak, m.rss)
+        })
+      }, 100)
+      const t0 = performance.now()
+      while (done < total) {
+        while (sent < total && sent - done < WINDOW) {
+          const client = clients[sent % clients.length]!
+          const u = tg!.privateText(client, `message ${sent} from ${client.id}: how do I sign webhooks?`)
+          pushedAt.set(`${client.id}:${u.message.message_id}`, Date.now())
+          void tg!.push(BOT_ID, u)
+          sent++
+        }
+        await sleep(10)
+        done = Math.min((await maxId()) - base, sent)
+        if (done >= total) done = (await count()) - before
+      }
+      const seconds = (performance.now() - t0) / 1000
+      clearInterval(sampler)
+      return { pushedAt, seconds, total, peak }
+    }
+
+    // Warm-up: the first message of each client opens its appeal.
+    process.stdout.write(`bot: warm-up, ${CONSULTATIONS} first messages (appeals opened)... `)
+    const warm = await drive(setA, 1)
+    console.log(`${(warm.total / warm.seconds).toFixed(0)} msgs/s`)
+    process.stdout.write(`bot: ${CONSULTATIONS * MESSAGES} messages, window ${WINDOW}... `)
+    const appCpu0 = await cpuUs(pid)
+    const benchCpu0 = process.cpuUsage()
+    const db0 = await backendsCpuUs(handle.pool)
+    const load = await drive(setA, MESSAGES)
+    const appCpu = (await cpuUs(pid)) - appCpu0
+    const benchCpu = ((c) => c.user + c.system)(process.cpuUsage(benchCpu0))
+    const dbCpu = deltaUs(db0, await backendsCpuUs(handle.pool))
+    console.log('done')
+    await sleep(2000)
+    const after = await rssMb(pid)
+
+    const rows = await sql<{ chat_id: number; message_id: number; created_at: Date; state: string }>`
+      select chat_id, message_id, created_at, state from desk_message
+        where bot_id = ${BOT_ID} and chat_id = any(${setA.map((u) => u.id)}::bigint[])`.execute(db)
+    const lat: number[] = []
+    let accepted = 0
+    for (const r of rows.rows) {
+      const t = load.pushedAt.get(`${r.chat_id}:${r.message_id}`)
+      if (t === undefined) continue
+      if (r.state === 'pending') accepted++
+      lat.push(r.created_at.getTime() - t)
+    }
+    lat.sort((a, b) => a - b)
+    const botRate = accepted / load.seconds
+
+    // The baseline: the same transaction with plain pg, on set B, same mix.
+    raw = new pg.Pool({ connectionString: url, max: APP_POOL, application_name: 'desk-bench-baseline' })
+    raw.on('error', () => {})
+    const nextId = new Map<number, number>()
+    const baselineTx = async (u: User) => {
+      const messageId = (nextId.get(u.id) ?? 0) + 1
+      nextId.set(u.id, messageId)
+      const c = await raw!.connect()
+      try {
+        await c.query('BEGIN')
+        const lock = await c.query(
+          `select c.id, c.state, c.starts_at, c.access_until, o.sla_minutes
+             from consultation c join orders o on o.id = c.order_id
+             where c.bot_id = $1 and c.user_id = $2
+             order by (c.state = 'active') desc,
+               (c.state = 'active' and c.starts_at <= now() and now() < c.access_until) desc, c.created_at desc
+             limit 1 for update of c`,
+          [BOT_ID, u.id],
+        )
+        const cid = lock.rows[0].id as number
+        const s = await c.query(
+          `select clock_timestamp() as checked_at,
+             coalesce((select banned_at is not null from client where bot_id = $1 and user_id = $2), false) as banned,
+             (select id from desk_appeal where consultation_id = $3 and state = 'open') as open_appeal_id,
+             (select max(number) from desk_appeal where consultation_id = $3) as last_number,
+             dc.consultation_id is not null as desk_row, dc.client_blocked_at,
+             exists (select 1 from desk_message where bot_id = $1 and chat_id = $4 and message_id = $5) as duplicate
+           from (select 1) one left join desk_consultation dc on dc.consultation_id = $3`,
+          [BOT_ID, u.id, cid, u.id, messageId],
+        )
+        let appealId = s.rows[0].open_appeal_id as number | null
+        const checkedAt = s.rows[0].checked_at as Date
+        if (appealId === null) {
+          const requestId = `bench:${BOT_ID}:${u.id}:${messageId}`
+          await c.query(
+            `select * from ledger_reserve($1, array[null]::bigint[], array['consultation'], array[$2::text],
+               array['appeals'], array[1]::bigint[], $3, null, null, $4, $5)`,
+            [requestId, String(cid), checkedAt, 365 * 24 * 3600, 'bench'],
+          )
+          const a = await c.query(
+            `insert into desk_appeal (bot_id, consultation_id, number, request_id, opened_by_message_id,
+               accepted_at, sla_minutes, due_at) values ($1, $2, 1, $3, $4, $5, 240, $5::timestamptz + interval '4 hours')
+             returning id`,
+            [BOT_ID, cid, requestId, messageId, checkedAt],
+          )
+          appealId = a.rows[0].id
+          await c.query(
+            'insert into desk_consultation (consultation_id, bot_id, user_id) values ($1, $2, $3) on conflict do nothing',
+            [cid, BOT_ID, u.id],
+          )
+        }
+        await c.query(INSERT_JOB, jobValues('desk.in', { consultationId: cid }, String(cid)))
+        await c.query(
+          `insert into desk_message (bot_id, consultation_id, direction, kind, chat_id, message_id, from_id,
+             appeal_id, content_type, content, state, accepted_at)
+           values ($1, $2, 'in', 'copy', $3, $4, $3, $5, 'text', $6, 'pending', $7)
+           on conflict (bot_id, chat_id, message_id) do nothing returning id`,
+          [
+            BOT_ID,
+            cid,
+            u.id,
+            messageId,
+            appealId,
+            JSON.stringify({ text: 'how do I sign webhooks?' }),
+            checkedAt,
+          ],
+        )
+        if (s.rows[0].open_appeal_id === null)
+          await c.query(
+            INSERT_JOB,
+            jobValues(
+              'tg.notify',
+              { botId: BOT_ID, chatId: u.id, key: 'desk-receipt', dedupeKey: randomUUID() },
+              null,
+            ),
+          )
+        await c.query('COMMIT')
+      } catch (err) {
+        await c.query('ROLLBACK').catch(() => {})
+        throw err
+      } finally {
+        c.release()
+      }
+    }
+    const runBaseline = async (perClient: number) => {
+      const queue: User[] = []
+      for (let k = 0; k < perClient; k++) queue.push(...setB)
+      let next = 0
+      const latB: number[] = []
+      const t0 = performance.now()
+      await Promise.all(
+        Array.from({ length: APP_POOL }, async () => {
+          while (next < queue.length) {
+            const u = queue[next++]!
+            const s = performance.now()
+            await baselineTx(u)
+            latB.push(performance.now() - s)
+          }
+        }),
+      )
+      return { seconds: (performance.now() - t0) / 1000, n: queue.length, lat: latB.sort((a, b) => a - b) }
+    }
+    process.stdout.write('baseline: warm-up (appeals opened)... ')
+    await runBaseline(1)
+    console.log('ok')
+    const bench1 = process.cpuUsage()
+    const dbb0 = await backendsCpuUs(handle.pool)
+    const base = await runBaseline(MESSAGES)
+    const baseClientCpu = ((c) => c.user + c.system)(process.cpuUsage(bench1))
+    const baseDbCpu = deltaUs(dbb0, await backendsCpuUs(handle.pool))
+    const baseRate = base.n / base.seconds
+    const ratio = botRate / baseRate
+
+    const pg0 = (await handle.pool.query('show server_version')).rows[0].server_version
+    console.log('')
+    console.log(
+      `PostgreSQL ${pg0}; ${CONSULTATIONS} active consultations; ${load.total} messages after ${CONSULTATIONS} ` +
+        `first ones; ${WINDOW} in flight`,
+    )
+    console.log(
+      `bot      ${botRate.toFixed(0).padStart(6)} accepted msgs/s  update -> copy job written: ` +
+        `p50 ${pct(lat, 50).toFixed(1)} ms, p99 ${pct(lat, 99).toFixed(1)} ms  (${accepted} accepted of ${load.total})`,
+    )
+    console.log(
+      `baseline ${baseRate.toFixed(0).padStart(6)} tx/s (plain pg, same transaction, ${APP_POOL} connections)  ` +
+        `p50 ${pct(base.lat, 50).toFixed(2)} ms, p99 ${pct(base.lat, 99).toFixed(2)} ms`,
+    )
+    const per = (us: number, n: number) => (us / n).toFixed(0)
+    console.log(
+      `CPU per message: bot process ${per(appCpu, load.total)} µs + database ${per(dbCpu, load.total)} µs ` +
+        `(+ stand-in and load driver ${per(benchCpu, load.total)} µs); baseline: client ${per(baseClientCpu, base.n)} µs + ` +
+        `database ${per(baseDbCpu, base.n)} µs`,
+    )
+    const cpuRatio =
+      (baseClientCpu / base.n + baseDbCpu / base.n) / (appCpu / load.total + dbCpu / load.total)
+    console.log(
+      `ratio bot/baseline ${ratio.toFixed(2)} (wall clock, this run); by CPU time per message ${cpuRatio.toFixed(2)}; ` +
+        `2 cores at that CPU cost: ${((2e6 / (appCpu + dbCpu)) * load.total).toFixed(0)} msgs/s`,
+    )
+    console.log(
+      `RSS of the app process: idle ${idle.rss.toFixed(0)} MB (after the load: ${after.rss.toFixed(0)} MB), ` +
+        `under load max ${Math.max(load.peak, warm.peak).toFixed(0)} MB (high-water ${after.hwm.toFixed(0)} MB)`,
+    )
+    const met = (ok: boolean) => (ok ? 'met' : 'NOT met')
+    console.log(
+      `targets: >= 1000 msgs/s ${met(botRate >= 1000)}; ratio >= 0.5 ${met(ratio >= 0.5)}; ` +
+        `RSS idle <= 150 MB ${met(idle.rss <= 150)}; under load <= 300 MB ${met(Math.max(load.peak, after.hwm) <= 300)}`,
+    )
+  } finally {
+    await cleanup()
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (e) => {
+    console.error(e)
+    process.exit(1)
+  },
+)
