@@ -14,6 +14,7 @@ import { assertDraftingConfig } from './drafting/drafting.config'
 import { createLlmClient } from './drafting/provider'
 import { Jobs } from './jobs/jobs'
 import { QUEUES, startWorkers } from './jobs/queues'
+import { Ledger } from './ledger/ledger.service'
 import type { Logger } from './log'
 import { createHttpServer, listen, type RouteHandler } from './server/http'
 import { createApi } from './telegram/api'
@@ -90,6 +91,7 @@ export async function startApp(config: LoadedConfig, opts: AppOptions): Promise<
       i18n: createI18n(config.desks[0]!.defaultLanguage),
       api: (botId) => must(apis.get(botId), `no desk for bot ${botId}`),
       desk: (botId) => must(desks.get(botId), `no desk for bot ${botId}`),
+      ledger: new Ledger(handle.db, { overrunPolicy: config.ledger.overrunPolicy, log }),
       llm: createLlmClient({ ...config.llm, apiKey: config.secrets.llmApiKey }),
     }
 

@@ -4,6 +4,7 @@ import type { DeskRuntime, LoadedConfig } from './config/load'
 import type { Db } from './db/database'
 import type { LlmClient } from './drafting/provider'
 import type { Jobs } from './jobs/jobs'
+import type { Ledger } from './ledger/ledger.service'
 import type { Logger } from './log'
 
 /**
@@ -19,6 +20,8 @@ export interface Deps {
   /** Per-desk Api for sends outside an update (jobs), with throttling and retry-after handling. */
   api(botId: number): Api
   desk(botId: number): DeskRuntime
+  /** The quota ledger; `ledger.in(trx)` runs its operations inside a caller's transaction. */
+  ledger: Ledger
   /** The AI drafting provider (OpenAI-compatible; key from LLM_API_KEY). Called only from the drafting job. */
   llm: LlmClient
 }

@@ -2,6 +2,7 @@ import { consultationActivatedQueue } from '../consultations/consultations.jobs'
 import type { Deps } from '../deps'
 import { DRAFTING_QUEUES } from '../drafting/drafting.jobs'
 import { startDraftingWorkers } from '../drafting/drafting.workers'
+import { ledgerSweepQueue, startLedgerSweeper } from '../ledger/ledger.jobs'
 import { PAYMENT_QUEUES, startPaymentWorkers } from '../payments/payments.jobs'
 import { DESK_QUEUES } from '../routing/routing.jobs'
 import { startDeskWorkers } from '../routing/routing.workers'
@@ -12,6 +13,7 @@ import type { QueueDef } from './queue'
 export const QUEUES: readonly QueueDef<any>[] = [
   notifyQueue,
   consultationActivatedQueue,
+  ledgerSweepQueue,
   ...PAYMENT_QUEUES,
   ...DESK_QUEUES,
   ...DRAFTING_QUEUES,
@@ -23,4 +25,5 @@ export async function startWorkers(deps: Deps): Promise<void> {
   await startDeskWorkers(deps)
   await startPaymentWorkers(deps)
   await startDraftingWorkers(deps)
+  await startLedgerSweeper(deps.jobs, deps.ledger, { log: deps.log })
 }
