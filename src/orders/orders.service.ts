@@ -170,10 +170,11 @@ export async function nextFreeStarts(
     const schedule = deskSchedule(desk)
     let day = DateTime.fromJSDate(now, { zone: desk.schedule.timezone }).startOf('day')
     for (let i = 0; i < 30 && candidates.length < 14; i++, day = day.plus({ days: 1 })) {
-      const open = nextOpening(schedule, day.toJSDate())
-      const openDay = DateTime.fromJSDate(open, { zone: desk.schedule.timezone }).startOf('day')
-      if (+openDay !== +day) continue // closed that day
-      const at = open.getTime() < now.getTime() ? now : open
+      // Today: from now (the desk may be open now, open later today, or done for the day).
+      const from = Math.max(day.toMillis(), now.getTime())
+      const at = nextOpening(schedule, new Date(from))
+      const atDay = DateTime.fromJSDate(at, { zone: desk.schedule.timezone }).startOf('day')
+      if (+atDay !== +day) continue // no working time left that day
       candidates.push({ at, account: dayAccount(desk, order.tariff_code, t?.dailyCapacity ?? 0, at) })
     }
   }
@@ -266,8 +267,12 @@ export async function agreeStart(
     if (order.state === 'refunded') return { ok: false, code: 'refunded' }
     if (order.state !== 'paid_waiting' || !order.needs_start_date) return { ok: false, code: 'not-waiting' }
     const now = await dbNow(trx)
-    const options = await nextFreeStarts(trx, desk, order, now, 14)
-    const option = options.find((o) => Math.abs(o.at.getTime() - input.at.getTime()) < 60_000)
+    // A button names its start by instant (whole seconds). A slot is that instant; a day option is its day, started
+    // as of now: a "today" button pressed an hour later starts now, not an hour ago.
+    const sec = (d: Date) => Math.floor(d.getTime() / 1000)
+    const dayKey = order.start_mode === 'scheduled' ? undefined : accountForOrder(desk, order, input.at)?.key
+    const options = await nextFreeStarts(trx, desk, order, now, 30)
+    const option = options.find((o) => (dayKey ? o.account.key === dayKey : sec(o.at) === sec(input.at)))
     if (!option) return { ok: false, code: 'option-gone' }
     const took = await takeCapacity(
       trx,

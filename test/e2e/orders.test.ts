@@ -1,4 +1,5 @@
 import { sql } from 'kysely'
+import { DateTime } from 'luxon'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { activateConsultation } from '../../src/consultations/activation'
 import { InvalidTransitionError, lockOrder, moveOrder, ORDER_TRANSITIONS } from '../../src/orders/order-state'
@@ -90,7 +91,9 @@ describe('sweeper', () => {
     const opts = await w.tg.waitForSent(u.id, /choose a start:/)
     const first: string = (opts.reply_markup as any).inline_keyboard[0][0].callback_data
     expect(first).toMatch(new RegExp(`^ord:at:${o.orderId}:\\d+$`))
-    await w.tg.push(TEST_BOT_ID, w.tg.callback(u, first, opts))
+    // A "today" button names an instant that is past by the time it is pressed: it still means today, from now.
+    const startOfToday = DateTime.now().setZone('Europe/Moscow').startOf('day').toSeconds()
+    await w.tg.push(TEST_BOT_ID, w.tg.callback(u, `ord:at:${o.orderId}:${startOfToday + 1}`, opts))
     // The desk is open around the clock, so the first option is "now": the window starts at once.
     await w.tg.waitForSent(u.id, /is active/)
     expect((await orderState(w.deps, o.orderId)).order).toMatchObject({

@@ -220,7 +220,9 @@ staff.on('message', async (ctx, next) => {
   if (!d) return next()
   if (!isStaff(ctx) || !hasContent(m)) return
   const text = m.text ?? m.caption ?? ''
-  if (text.startsWith(ctx.desk.internalNotePrefix) || text.startsWith('/')) return
+  // Commands (/refund, ...) go on to their handlers; internal notes stay in the topic.
+  if (text.startsWith('/')) return next()
+  if (text.startsWith(ctx.desk.internalNotePrefix)) return
   if (d.state !== 'open') {
     await ctx.reply(say(ctx)('dispute-not-open', { ticket: String(d.id), state: d.state }), threadOf(ctx))
     return
