@@ -91,6 +91,15 @@ const desk = z
     internalNotePrefix: z.string().min(1).default('//'),
     /** Minutes a pre-checkout capacity hold lasts before the slot is freed. */
     holdMinutes: z.number().int().positive().default(30),
+    /** Reminders (src/lifecycle): to the experts before an appeal's due time, to the client before the window ends. */
+    reminders: z
+      .object({
+        /** Business minutes before an appeal's due time the topic is reminded (0 = no reminder). */
+        beforeDueBusinessMinutes: z.number().nonnegative().default(30),
+        /** Minutes before access_until the client is told the window closes soon (0 = no notice). */
+        beforeCloseMinutes: z.number().nonnegative().default(60),
+      })
+      .prefault({}),
   })
   .superRefine((d, ctx) => {
     const check = (value: Localized, path: (string | number)[]) => {

@@ -2,6 +2,7 @@ import { audit } from '../audit/audit'
 import type { Trx } from '../db/database'
 import type { Deps } from '../deps'
 import type { Outbox } from '../jobs/jobs'
+import { scheduleWindowJobs } from '../lifecycle/lifecycle.jobs'
 import { grantConsultationAllowances } from '../orders/allowances'
 import { lockOrder, moveOrder } from '../orders/order-state'
 import {
@@ -23,7 +24,7 @@ import { consultationActivatedQueue } from './consultations.jobs'
  * It runs inside the caller's transaction and, in that transaction: locks the order and then the consultation (the
  * same order every caller uses, so two activations cannot deadlock), sets starts_at/access_until from the database
  * clock, moves the order to active, grants the window's appeals and drafts on the ledger, and writes the
- * consultation.activated job and the client's confirmation to the outbox.
+ * consultation.activated job, the window's closing jobs (src/lifecycle) and the client's confirmation to the outbox.
  *
  * Idempotent: a consultation that is already active returns `already-active` with its window and writes nothing,
  * so a redelivered update or a retried job never restarts a paid window.
@@ -86,6 +87,7 @@ export async function activateConsultation(
   await grantConsultationAllowances(trx, desk, updated, order)
 
   await outbox.send(consultationActivatedQueue, { consultationId: c.id })
+  await scheduleWindowJobs(outbox, desk, updated)
   const zone = await clientZone(trx, desk, order.user_id)
   await notify(outbox, {
     botId: desk.botId,

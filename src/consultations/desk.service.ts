@@ -5,6 +5,7 @@ import type { DeskRuntime } from '../config/load'
 import type { Db, Trx } from '../db/database'
 import type { Deps } from '../deps'
 import type { Outbox } from '../jobs/jobs'
+import { scheduleWindowJobs } from '../lifecycle/lifecycle.jobs'
 import { CONSULTATION_SCOPE } from '../orders/allowances'
 import { canTransition, lockOrder, moveOrder } from '../orders/order-state'
 import { clientZone } from '../payments/client-time'
@@ -126,6 +127,8 @@ export async function extendWindow(
     /** How the topic names who did it (a staff member's name); default: their id. */
     actorLabel?: string
     reason: string
+    /** Default true; false when the caller tells the client itself (a breach policy says why). */
+    notifyClient?: boolean
   },
 ): Promise<ExtendResult> {
   const head = await trx
@@ -167,15 +170,18 @@ export async function extendWindow(
       to: until.toISOString(),
     },
   })
+  // The window's closing jobs for the new end, in this transaction (src/lifecycle: the old ones see the move).
+  await scheduleWindowJobs(outbox, desk, { id: c.id, starts_at: c.starts_at, access_until: until })
   const zone = await clientZone(trx, desk, c.user_id)
-  await notify(outbox, {
-    botId: desk.botId,
-    chatId: c.user_id,
-    lang: c.lang,
-    key: 'desk-window-extended',
-    params: { hours: input.hours, end: formatInstant(until, zone, c.lang) },
-    dedupeKey: `desk:extended:${c.id}:${until.getTime()}`,
-  })
+  if (input.notifyClient !== false)
+    await notify(outbox, {
+      botId: desk.botId,
+      chatId: c.user_id,
+      lang: c.lang,
+      key: 'desk-window-extended',
+      params: { hours: input.hours, end: formatInstant(until, zone, c.lang) },
+      dedupeKey: `desk:extended:${c.id}:${until.getTime()}`,
+    })
   await postToTopic(trx, outbox, {
     consultationId: c.id,
     botId: desk.botId,

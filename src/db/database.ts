@@ -4,6 +4,7 @@ import type { DeskConsultationTables } from '../consultations/desk.tables'
 import type { DisputeTables } from '../disputes/disputes.tables'
 import type { DraftingTables } from '../drafting/drafting.tables'
 import type { LedgerTables } from '../ledger/ledger.tables'
+import type { LifecycleTables } from '../lifecycle/lifecycle.tables'
 import type { OrderTables } from '../orders/orders.tables'
 import type { RoutingTables } from '../routing/routing.tables'
 import type { OutboundTables } from '../telegram/outbound.tables'
@@ -21,7 +22,8 @@ export interface Database
     LedgerTables,
     DeskConsultationTables,
     RoutingTables,
-    DraftingTables {}
+    DraftingTables,
+    LifecycleTables {}
 
 export interface CoreTables {
   /** Telegram update ids already handled, written in the same transaction as the update's effects. */

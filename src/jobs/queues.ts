@@ -3,6 +3,8 @@ import type { Deps } from '../deps'
 import { DRAFTING_QUEUES } from '../drafting/drafting.jobs'
 import { startDraftingWorkers } from '../drafting/drafting.workers'
 import { ledgerSweepQueue, startLedgerSweeper } from '../ledger/ledger.jobs'
+import { LIFECYCLE_QUEUES } from '../lifecycle/lifecycle.jobs'
+import { startLifecycleWorkers } from '../lifecycle/lifecycle.workers'
 import { PAYMENT_QUEUES, startPaymentWorkers } from '../payments/payments.jobs'
 import { DESK_QUEUES } from '../routing/routing.jobs'
 import { startDeskWorkers } from '../routing/routing.workers'
@@ -17,6 +19,7 @@ export const QUEUES: readonly QueueDef<any>[] = [
   ...PAYMENT_QUEUES,
   ...DESK_QUEUES,
   ...DRAFTING_QUEUES,
+  ...LIFECYCLE_QUEUES,
 ]
 
 /** Starts the workers of every queue (the `worker` role, or `all`). */
@@ -26,4 +29,5 @@ export async function startWorkers(deps: Deps): Promise<void> {
   await startPaymentWorkers(deps)
   await startDraftingWorkers(deps)
   await startLedgerSweeper(deps.jobs, deps.ledger, { log: deps.log })
+  await startLifecycleWorkers(deps)
 }

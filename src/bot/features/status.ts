@@ -1,13 +1,15 @@
 import { Composer, InlineKeyboard } from 'grammy'
 import { upsertClient } from '../../clients/clients.repository'
+import { consultationStatusLines } from '../../lifecycle/status'
 import { listUserOrders } from '../../orders/orders.repository'
 import { clientZone, OFFERED_ZONES, setClientZone } from '../../payments/client-time'
 import { formatInstant } from '../../payments/format'
 import type { BotContext } from '../context'
 
 /**
- * /status: the client's orders and consultations with their state and window (in the client's time zone), with a
- * Start button where one applies; the time zone choice (tz:menu, tz:set:<index>, /timezone).
+ * /status: the client's orders and consultations with their state and window (in the client's time zone; for a
+ * started one also time left, appeals used and left, open appeals with their due times), with a Start button where
+ * one applies, a transcript button for a finished one; the time zone choice (tz:menu, tz:set:<index>, /timezone).
  */
 export const statusFeature = new Composer<BotContext>()
 const priv = statusFeature.chatType('private')
@@ -30,7 +32,7 @@ priv.command('status', async (ctx) => {
     else if (o.state === 'paid_waiting' && o.start_mode === 'on_request') key = 'status-waiting-start'
     else if (o.state === 'paid_waiting') key = 'status-scheduled'
     else key = `status-${o.state}`
-    lines.push(
+    const block = [
       ctx.t(key, {
         order: String(o.id),
         title: o.title,
@@ -39,7 +41,25 @@ priv.command('status', async (ctx) => {
         startBy: at(o.start_by),
         price: o.price_stars,
       }),
-    )
+    ]
+    // Time left, appeals used/left, open appeals with their due times (src/lifecycle/status.ts).
+    if (o.consultation_id && o.consultation_state && o.consultation_state !== 'waiting')
+      block.push(
+        ...(await consultationStatusLines(
+          deps,
+          {
+            id: o.consultation_id,
+            state: o.consultation_state,
+            starts_at: o.starts_at,
+            access_until: o.access_until,
+          },
+          zone,
+          ctx.lang,
+        )),
+      )
+    lines.push(block.join('\n'))
+    if (o.consultation_id && (o.consultation_state === 'closed' || o.consultation_state === 'revoked'))
+      kb.text(ctx.t('transcript-button-order', { order: String(o.id) }), `tr:get:${o.consultation_id}`).row()
     if (o.state === 'paid_waiting' && o.start_mode === 'on_request' && !o.needs_start_date)
       kb.text(ctx.t('btn-start-order', { order: String(o.id) }), `ord:start:${o.id}`).row()
     if (o.state === 'paid_waiting' && o.needs_start_date)

@@ -1,0 +1,58 @@
+import type { DeskRuntime } from '../config/load'
+import { addBusinessMinutes, businessMinutesBetween, nextOpening } from '../consultations/business-time'
+import { deskSchedule } from '../consultations/sla'
+
+/**
+ * When the SLA and window jobs are due: pure calendar arithmetic over the desk's schedule and config. The instants
+ * they are applied to come from the database clock.
+ */
+
+/**
+ * The reminder instant of an appeal: `beforeDueBusinessMinutes` of business time before its due time, i.e. the
+ * instant from which exactly that much working time is left. Computed forward from acceptance (due = accepted +
+ * SLA) so the two agree to the millisecond; a result on a closing instant moves to the next opening (Friday 18:00
+ * for a Monday 10:30 due time becomes Monday 10:00: the reminder comes when someone is there to read it).
+ * None when the reminders are off or the SLA is not longer than the lead (the reminder would come at once).
+ */
+export function reminderAt(
+  desk: DeskRuntime,
+  a: { accepted_at: Date; sla_minutes: number },
+): Date | undefined {
+  const lead = desk.reminders.beforeDueBusinessMinutes
+  if (lead <= 0 || a.sla_minutes <= lead) return undefined
+  const s = deskSchedule(desk)
+  return nextOpening(s, addBusinessMinutes(s, a.accepted_at, a.sla_minutes - lead))
+}
+
+/** Business minutes left until `due` from `now` (never negative), whole minutes rounded up. */
+export function businessMinutesLeft(desk: DeskRuntime, now: Date, due: Date): number {
+  if (due.getTime() <= now.getTime()) return 0
+  return Math.ceil(businessMinutesBetween(deskSchedule(desk), now, due))
+}
+
+/**
+ * The "closes soon" instant of a window: `beforeCloseMinutes` (wall-clock) before access_until. None when the
+ * notice is off or the window is too short for it to come after the start.
+ */
+export function closingSoonAt(
+  desk: DeskRuntime,
+  c: { starts_at: Date; access_until: Date },
+): Date | undefined {
+  const lead = desk.reminders.beforeCloseMinutes
+  if (lead <= 0) return undefined
+  const at = new Date(c.access_until.getTime() - lead * 60_000)
+  return at.getTime() > c.starts_at.getTime() ? at : undefined
+}
+
+/** A duration for clients and staff: "2 h 05 min", "45 min", "3 d 4 h". */
+export function formatDuration(minutes: number, lang: string): string {
+  const m = Math.max(0, Math.round(minutes))
+  const ru = lang === 'ru'
+  const [d, h, min] = ru ? ['д', 'ч', 'мин'] : ['d', 'h', 'min']
+  const days = Math.floor(m / 1440)
+  const hours = Math.floor((m % 1440) / 60)
+  const mins = m % 60
+  if (days > 0) return hours > 0 ? `${days} ${d} ${hours} ${h}` : `${days} ${d}`
+  if (hours > 0) return mins > 0 ? `${hours} ${h} ${String(mins).padStart(2, '0')} ${min}` : `${hours} ${h}`
+  return `${mins} ${min}`
+}

@@ -1,0 +1,51 @@
+import type { I18n } from '@grammyjs/i18n'
+import { clockNow } from '../consultations/desk.repository'
+import type { Db } from '../db/database'
+import { Ledger } from '../ledger/ledger.service'
+import { APPEALS_UNIT, CONSULTATION_SCOPE } from '../orders/allowances'
+import { formatInstant } from '../payments/format'
+import { formatDuration } from './instants'
+import { openAppealsOf } from './lifecycle.repository'
+
+/**
+ * What /status adds under a consultation (src/bot/features/status.ts renders the rest): while it is active, the time
+ * left in the window and the appeals used and left (from the ledger's balance, the numbers the admission decides
+ * on); and each open appeal with its due time (also after the window: accepted questions are still answered), in
+ * the client's zone and language.
+ */
+export async function consultationStatusLines(
+  deps: { db: Db; i18n: I18n<any> },
+  c: { id: number; state: string | null; starts_at: Date | null; access_until: Date | null },
+  zone: string,
+  lang: string,
+): Promise<string[]> {
+  const t = (key: string, p?: Record<string, string | number>) => deps.i18n.t(lang, key, p)
+  const lines: string[] = []
+  if (c.state === 'active' && c.starts_at && c.access_until) {
+    const now = await clockNow(deps.db)
+    const left = (c.access_until.getTime() - now.getTime()) / 60_000
+    lines.push(left > 0 ? t('status-time-left', { left: formatDuration(left, lang) }) : t('status-time-over'))
+    const acc = await new Ledger(deps.db).balance(
+      { scope: CONSULTATION_SCOPE, subject: c.id, unit: APPEALS_UNIT },
+      c.starts_at,
+    )
+    if (acc)
+      lines.push(
+        t('status-appeals', {
+          used: acc.used,
+          held: acc.reserved,
+          left: Math.max(0, acc.available),
+          total: acc.granted,
+        }),
+      )
+  }
+  for (const a of await openAppealsOf(deps.db, c.id))
+    lines.push(
+      t(a.breached_at ? 'status-open-appeal-late' : 'status-open-appeal', {
+        number: a.number,
+        accepted: formatInstant(a.accepted_at, zone, lang),
+        due: formatInstant(a.due_at, zone, lang),
+      }),
+    )
+  return lines
+}

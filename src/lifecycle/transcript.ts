@@ -1,0 +1,200 @@
+import { InputFile } from 'grammy'
+import { claimUpdate } from '../bot/once'
+import { markBlocked } from '../clients/clients.repository'
+import type { DeskRuntime } from '../config/load'
+import { pick } from '../config/load'
+import type { Db } from '../db/database'
+import type { Deps } from '../deps'
+import { clientZone } from '../payments/client-time'
+import { formatInstant } from '../payments/format'
+import { isBlocked } from '../telegram/api'
+import type { TranscriptJob } from './lifecycle.jobs'
+import { transcriptQueue } from './lifecycle.jobs'
+
+/**
+ * The transcript of a closed consultation: a text file of the conversation as the client saw it, built from what
+ * the desk stores (desk_message: the client's messages with their text or caption, the staff answers delivered to
+ * them, bot texts sent into their chat), in their language and time zone. Asked for with the button on the
+ * "window closed" message or /transcript; sent by a job (sendDocument), once per request.
+ */
+
+export type TranscriptRequest =
+  | { status: 'queued'; consultationId: number }
+  | { status: 'duplicate' }
+  | { status: 'none' }
+  | { status: 'not-closed'; consultationId: number }
+
+/**
+ * Queues the transcript of `consultationId` (or, without one, the client's latest closed consultation). Only the
+ * client's own consultation, and only once it closed (or was refunded). One file per update: a redelivered update
+ * finds its claim and queues nothing.
+ */
+export async function requestTranscript(
+  deps: Deps,
+  desk: DeskRuntime,
+  input: { userId: number; consultationId?: number; lang: string; updateId: number },
+): Promise<TranscriptRequest> {
+  return deps.jobs.transaction(deps.db, async (trx, outbox): Promise<TranscriptRequest> => {
+    let q = trx
+      .selectFrom('consultation')
+      .select(['id', 'state'])
+      .where('bot_id', '=', desk.botId)
+      .where('user_id', '=', input.userId)
+    q =
+      input.consultationId !== undefined
+        ? q.where('id', '=', input.consultationId)
+        : q.where('state', 'in', ['closed', 'revoked'])
+    const c = await q.orderBy('id', 'desc').executeTakeFirst()
+    if (!c) return { status: 'none' }
+    if (c.state !== 'closed' && c.state !== 'revoked') return { status: 'not-closed', consultationId: c.id }
+    if (!(await claimUpdate(trx, desk.botId, input.updateId))) return { status: 'duplicate' }
+    await outbox.send(transcriptQueue, {
+      botId: desk.botId,
+      consultationId: c.id,
+      userId: input.userId,
+      lang: input.lang,
+      key: `transcript:${c.id}:${input.updateId}`,
+    })
+    return { status: 'queued', consultationId: c.id }
+  })
+}
+
+/** The job: build the file and send it, recording the result under the request's key before completing. */
+export async function runTranscript(deps: Deps, job: TranscriptJob): Promise<void> {
+  const done = await deps.db
+    .selectFrom('outbound_message')
+    .select('key')
+    .where('key', '=', job.key)
+    .executeTakeFirst()
+  if (done) return
+  const desk = deps.desk(job.botId)
+  const text = await buildTranscript(deps, desk, job.consultationId, job.lang)
+  let messageId: number | null = null
+  let outcome = 'sent'
+  try {
+    const m = await deps
+      .api(job.botId)
+      .sendDocument(
+        job.userId,
+        new InputFile(Buffer.from(text, 'utf8'), `consultation-${job.consultationId}.txt`),
+        {
+          caption: deps.i18n.t(job.lang, 'transcript-caption', { id: String(job.consultationId) }),
+        },
+      )
+    messageId = m.message_id
+  } catch (err) {
+    if (!isBlocked(err)) throw err
+    outcome = 'blocked'
+    await markBlocked(deps.db, job.botId, job.userId)
+  }
+  await deps.db
+    .insertInto('outbound_message')
+    .values({ key: job.key, bot_id: job.botId, chat_id: job.userId, message_id: messageId, outcome })
+    .onConflict((oc) => oc.column('key').doNothing())
+    .execute()
+}
+
+const MEDIA_LABEL: Record<string, { en: string; ru: string }> = {
+  photo: { en: 'photo', ru: 'фото' },
+  video: { en: 'video', ru: 'видео' },
+  video_note: { en: 'video message', ru: 'видеосообщение' },
+  voice: { en: 'voice message', ru: 'голосовое сообщение' },
+  audio: { en: 'audio', ru: 'аудио' },
+  document: { en: 'file', ru: 'файл' },
+  animation: { en: 'GIF', ru: 'GIF' },
+  sticker: { en: 'sticker', ru: 'стикер' },
+  location: { en: 'location', ru: 'геопозиция' },
+  venue: { en: 'place', ru: 'место' },
+  contact: { en: 'contact', ru: 'контакт' },
+  poll: { en: 'poll', ru: 'опрос' },
+  dice: { en: 'dice', ru: 'кубик' },
+  story: { en: 'story', ru: 'история' },
+}
+
+/** The transcript text: a header, then each message the client's chat showed, oldest first. */
+export async function buildTranscript(
+  deps: Deps,
+  desk: DeskRuntime,
+  consultationId: number,
+  lang: string,
+): Promise<string> {
+  const db: Db = deps.db
+  const t = (key: string, p?: Record<string, string | number>) => deps.i18n.t(lang, key, p)
+  const c = await db
+    .selectFrom('consultation as c')
+    .innerJoin('orders as o', 'o.id', 'c.order_id')
+    .select(['c.id', 'c.user_id', 'c.starts_at', 'c.access_until', 'c.closed_at', 'o.title'])
+    .where('c.id', '=', consultationId)
+    .executeTakeFirstOrThrow()
+  const zone = await clientZone(db, desk, c.user_id)
+  const at = (d: Date | null) => (d ? formatInstant(d, zone, lang) : '—')
+  const appeals = await db
+    .selectFrom('desk_appeal')
+    .selectAll()
+    .where('consultation_id', '=', consultationId)
+    .execute()
+  const byId = new Map(appeals.map((a) => [a.id, a]))
+  const items = await db
+    .selectFrom('desk_message')
+    .select(['id', 'direction', 'kind', 'content_type', 'content', 'state', 'appeal_id', 'refusal'])
+    .select(['accepted_at', 'sent_at', 'created_at'])
+    .where('consultation_id', '=', consultationId)
+    .orderBy('id')
+    .execute()
+
+  const lines = [
+    t('transcript-title', {
+      id: String(c.id),
+      title: c.title,
+      desk: pick(desk.name, lang, desk.defaultLanguage),
+    }),
+    t('transcript-window', { start: at(c.starts_at), end: at(c.access_until) }),
+    '',
+  ]
+  const headed = new Set<number>()
+  for (const m of items) {
+    // What the client's chat showed: their own messages, and what was delivered into it. Topic-only notes, staff
+    // messages withheld after a refund or not delivered (blocked, failed, still pending) are not part of it.
+    const mine = m.direction === 'in' && m.kind === 'copy'
+    const toThem = m.direction === 'out' && m.state === 'sent'
+    if (!mine && !toThem) continue
+    if (mine && m.appeal_id !== null && !headed.has(m.appeal_id)) {
+      headed.add(m.appeal_id)
+      const a = byId.get(m.appeal_id)
+      if (a) {
+        lines.push('')
+        lines.push(
+          t('transcript-appeal', {
+            number: a.number,
+            accepted: at(a.accepted_at),
+            due: at(a.due_at),
+            answered: a.first_response_at ? at(a.first_response_at) : t('transcript-not-answered'),
+          }),
+        )
+      }
+    }
+    const when = mine ? (m.accepted_at ?? m.created_at) : (m.sent_at ?? m.created_at)
+    const who = mine ? t('transcript-you') : m.kind === 'note' ? t('transcript-bot') : t('transcript-expert')
+    let body: string
+    if (m.kind === 'note') body = deps.i18n.t(lang, m.content?.key ?? '', m.content?.params ?? {})
+    else {
+      const text = m.content?.text ?? m.content?.caption ?? ''
+      const label = MEDIA_LABEL[m.content_type]
+      body = label ? `[${lang === 'ru' ? label.ru : label.en}]${text ? ` ${text}` : ''}` : text
+    }
+    let mark = ''
+    if (mine && m.state === 'refused')
+      mark = ` ${t('transcript-refused', { reason: String(m.refusal?.reason ?? '') })}`
+    else if (mine && m.state === 'failed') mark = ` ${t('transcript-failed')}`
+    lines.push(`[${at(when)}] ${who}${mark}: ${indent(body)}`)
+  }
+  if (headed.size === 0 && !items.some((m) => m.direction === 'out' && m.state === 'sent'))
+    lines.push(t('transcript-empty'))
+  lines.push('', t('transcript-footer', { at: at(c.closed_at ?? c.access_until) }))
+  return `${lines.join('\n')}\n`
+}
+
+/** Continuation lines of a multi-line message, indented under its first line. */
+function indent(text: string): string {
+  return text.replace(/\n/g, '\n    ')
+}
