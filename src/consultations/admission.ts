@@ -21,6 +21,7 @@ import {
   ensureDeskConsultation,
   insertAppeal,
 } from './desk.repository'
+import { retryConflicts } from './retry'
 import { appealDueAt } from './sla'
 
 /**
@@ -96,15 +97,47 @@ export async function admitClientMessage(
   desk: DeskRuntime,
   input: ClientMessageInput,
 ): Promise<AdmissionResult> {
-  const type = contentTypeOf(input.message)
-  if (!type || !input.message.from) return { status: 'ignored' }
+  const m = input.message
+  const type = contentTypeOf(m)
+  if (!type || !m.from) return { status: 'ignored' }
+  const args = admitArgs(desk, m, type)
+  // The common case in one statement (a burst of messages joining an open appeal whose lane job is queued);
+  // anything else comes back untouched and takes the full transaction.
+  const fast = await retryConflicts(() => callAdmit(deps.db, true, args))
+  if (fast.o_outcome === 'duplicate') return { status: 'duplicate' }
+  if (fast.o_outcome === 'accepted')
+    return {
+      status: 'accepted',
+      consultationId: fast.o_consultation_id!,
+      itemId: fast.o_item_id!,
+      appealId: fast.o_open_appeal_id!,
+      openedAppeal: false,
+      acceptedAt: fast.o_checked_at!,
+    }
   try {
-    return await deps.jobs.transaction(deps.db, (trx, outbox) =>
-      admit(trx, outbox, deps, desk, input.message, type, input.lang),
+    return await retryConflicts(() =>
+      deps.jobs.transaction(deps.db, (trx, outbox) =>
+        admit(trx, outbox, deps, desk, m, type, input.lang, args),
+      ),
     )
   } catch (err) {
     if (err instanceof DuplicateMessage) return { status: 'duplicate' }
     throw err
+  }
+}
+
+type AdmitArgs = Parameters<typeof callAdmit>[2]
+
+function admitArgs(desk: DeskRuntime, m: Message, type: ContentType): AdmitArgs {
+  return {
+    botId: desk.botId,
+    userId: m.from!.id,
+    chatId: m.chat.id,
+    messageId: m.message_id,
+    mediaGroupId: m.media_group_id ?? null,
+    replyTo: m.reply_to_message?.message_id ?? null,
+    type,
+    content: JSON.stringify(storedContent(m)),
   }
 }
 
@@ -116,22 +149,14 @@ async function admit(
   m: Message,
   type: ContentType,
   lang: string,
+  args: AdmitArgs,
 ): Promise<AdmissionResult> {
   const userId = m.from!.id
-  const content = JSON.stringify(storedContent(m))
-  const a = await callAdmit(trx, {
-    botId: desk.botId,
-    userId,
-    chatId: m.chat.id,
-    messageId: m.message_id,
-    mediaGroupId: m.media_group_id ?? null,
-    replyTo: m.reply_to_message?.message_id ?? null,
-    type,
-    content,
-  })
+  const content = args.content
+  const a = await callAdmit(trx, false, args)
   if (a.o_outcome === 'none')
     return refuse(trx, outbox, desk, m, type, lang, a, { reason: 'no_consultation', numbers: {} })
-  if (a.o_outcome === 'duplicate') return { status: 'duplicate' }
+  if (a.o_outcome === 'duplicate' || a.o_outcome === 'retry') return { status: 'duplicate' }
   if (a.o_outcome === 'refused') return refuse(trx, outbox, desk, m, type, lang, a, accessRefusal(a))
   const c = { id: a.o_consultation_id!, bot_id: desk.botId, user_id: userId }
   const checkedAt = a.o_checked_at!

@@ -10,6 +10,7 @@ import { findBySource, insertItem, recordEdit } from '../routing/messages.reposi
 import { wakeLane } from '../routing/routing.jobs'
 import { APPEAL_HOLD_TTL_SECONDS } from './admission'
 import { answerAppeal, clockNow, lockConsultationView, openAppeal } from './desk.repository'
+import { retryConflicts } from './retry'
 import { firstResponse } from './sla'
 
 /**
@@ -52,12 +53,14 @@ export async function recordStaffMessage(
 ): Promise<StaffMessageResult> {
   if (!contentTypeOf(input.message)) return { status: 'ignored' }
   try {
-    return await deps.jobs.transaction(deps.db, (trx, outbox) =>
-      recordStaffAnswer(trx, outbox, deps, desk, {
-        consultationId: input.consultationId,
-        staffId: input.staffId,
-        item: { kind: 'copy', message: input.message },
-      }),
+    return await retryConflicts(() =>
+      deps.jobs.transaction(deps.db, (trx, outbox) =>
+        recordStaffAnswer(trx, outbox, deps, desk, {
+          consultationId: input.consultationId,
+          staffId: input.staffId,
+          item: { kind: 'copy', message: input.message },
+        }),
+      ),
     )
   } catch (err) {
     if (err instanceof DuplicateMessage) return { status: 'duplicate' }

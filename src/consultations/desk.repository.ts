@@ -55,8 +55,11 @@ export async function consultationView(q: Q, consultationId: number) {
 
 /** What desk_admit (migration 2026-11-30T0410) decided, with the numbers it decided on. */
 export interface AdmitRow {
-  /** none: no consultation; duplicate; refused (o_reason); accepted (stored, joins the open appeal); open. */
-  o_outcome: 'none' | 'duplicate' | 'refused' | 'accepted' | 'open'
+  /**
+   * none: no consultation; duplicate; refused (o_reason); accepted (stored, joins the open appeal); open (the
+   * caller finishes under the lock); retry (fast mode only: nothing done, run the full admission).
+   */
+  o_outcome: 'none' | 'duplicate' | 'refused' | 'accepted' | 'open' | 'retry'
   o_reason: 'banned' | 'refunded' | 'closed' | 'not_started' | 'window_closed' | null
   o_consultation_id: number | null
   o_item_id: number | null
@@ -79,11 +82,13 @@ export interface AdmitRow {
 
 /**
  * Locks the client's consultation, reads the database clock after the lock, checks access, and stores the message
- * when it joins an open appeal: one round trip (see the migration for the rule and why it is a function). With
- * outcome `open` the lock is held and the caller completes the admission in the same transaction.
+ * when it joins an open appeal: one round trip (see migrations 2026-11-30T0410 and T0420 for the rule and why it
+ * is a function). In a transaction (fast = false), outcome `open` leaves the lock held for the caller to complete
+ * the admission. Fast mode runs on its own (the statement is the transaction) and does only the common case.
  */
 export async function callAdmit(
-  trx: Trx,
+  q: Q,
+  fast: boolean,
   a: {
     botId: number
     userId: number
@@ -96,7 +101,7 @@ export async function callAdmit(
   },
 ): Promise<AdmitRow> {
   const r = await sql<AdmitRow>`select * from desk_admit(${a.botId}, ${a.userId}, ${a.chatId}, ${a.messageId},
-    ${a.mediaGroupId}, ${a.replyTo}, ${a.type}, ${a.content}::jsonb)`.execute(trx)
+    ${a.mediaGroupId}, ${a.replyTo}, ${a.type}, ${a.content}::jsonb, ${fast})`.execute(q)
   return r.rows[0]!
 }
 
@@ -106,12 +111,24 @@ export async function clockNow(q: Q): Promise<Date> {
   return r.rows[0]!.now
 }
 
+/**
+ * The lock order every writer of desk rows follows: the consultation row first, then desk_consultation, desk_message
+ * and job rows. The admission holds the consultation FOR UPDATE and then takes desk_consultation; anything that
+ * would take desk_consultation (or insert a row whose foreign key key-share-locks the consultation) before the
+ * consultation could deadlock with it. KEY SHARE is enough: it waits for an admission in progress without holding
+ * anything, and does not block other key-share holders.
+ */
+export async function lockConsultationKey(trx: Trx, consultationId: number): Promise<void> {
+  await sql`select 1 from consultation where id = ${consultationId} for key share`.execute(trx)
+}
+
 export async function ensureDeskConsultation(
-  q: Q,
+  trx: Trx,
   c: { id: number; bot_id: number; user_id: number },
   topicWanted = false,
 ): Promise<void> {
-  await q
+  await lockConsultationKey(trx, c.id)
+  await trx
     .insertInto('desk_consultation')
     .values({ consultation_id: c.id, bot_id: c.bot_id, user_id: c.user_id, topic_wanted: topicWanted })
     .onConflict((oc) =>
@@ -149,8 +166,8 @@ export async function clearDeskFlag(q: Q, consultationId: number, flag: 'card_di
 }
 
 /**
- * The topic lane starts draining: the queued job is being served. Waits for an admission holding the row (it may
- * just have relied on the flag), so whatever that admission stored is seen by the drain that follows.
+ * A topic-lane job starts: the queued job is being served. Waits for an admission holding the row (it may just have
+ * relied on the flag), so whatever that admission stored is committed before the lane looks for work.
  */
 export async function clearInQueued(q: Q, consultationId: number): Promise<void> {
   await q

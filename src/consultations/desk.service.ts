@@ -14,7 +14,13 @@ import { insertNote } from '../routing/delivery'
 import { activeRoute, findRouteByThread } from '../routing/routes.repository'
 import { wakeLane } from '../routing/routing.jobs'
 import { notify } from '../telegram/notify'
-import { ensureDeskConsultation, lockConsultationView, openAppeal, setDeskFlags } from './desk.repository'
+import {
+  ensureDeskConsultation,
+  lockConsultationKey,
+  lockConsultationView,
+  openAppeal,
+  setDeskFlags,
+} from './desk.repository'
 
 /**
  * The desk's service API: what staff commands do, and what the SLA, lifecycle and drafting code calls. Everything
@@ -259,6 +265,7 @@ export async function setClientBan(
   input: { userId: number; actorId: number; actorLabel?: string; banned: boolean; consultationId?: number },
 ): Promise<boolean> {
   return deps.jobs.transaction(deps.db, async (trx, outbox) => {
+    if (input.consultationId) await lockConsultationKey(trx, input.consultationId)
     const r = await trx
       .updateTable('client')
       .set(

@@ -9,6 +9,7 @@ import {
   consultationView,
   type DeskConsultationView,
   findDeskConsultation,
+  lockConsultationKey,
   markClientBlocked,
   setDeskFlags,
 } from '../consultations/desk.repository'
@@ -125,6 +126,11 @@ class Lease {
  * work after releasing it, so nothing committed before this call is left behind.
  */
 export async function runLane(deps: Deps, consultationId: number, dir: Direction): Promise<void> {
+  // This job is being served: admissions from now on queue a new one (desk_admit skips the job while the flag is
+  // set). Cleared before the claim, not after: whatever an admission stored relying on the flag is committed by
+  // now, so it is seen either by our drain or, if another worker holds the lane, by that holder's check for new
+  // work after it releases.
+  if (dir === 'in') await clearInQueued(deps.db, consultationId)
   const lease = new Lease(deps, consultationId, dir)
   for (let round = 0; round < MAX_ROUNDS; round++) {
     if (!(await lease.claim())) return
@@ -184,8 +190,6 @@ class LaneRun {
   }
 
   async drain(): Promise<Outcome> {
-    // Before reading what is pending: admissions after this point queue a new job (see desk_admit).
-    if (this.dir === 'in') await clearInQueued(this.db, this.v.id)
     const dc = await findDeskConsultation(this.db, this.v.id)
     if (!dc) return DONE
     if (this.dir === 'in' && dc.topic_wanted && this.v.state === 'active')
@@ -427,6 +431,7 @@ class LaneRun {
     const reason = shortError(err)
     this.deps.log.warn({ consultation: this.v.id, item: head.id, reason }, 'item cannot be delivered')
     await this.deps.jobs.transaction(this.db, async (trx, outbox) => {
+      await lockConsultationKey(trx, this.v.id)
       await markItems(
         trx,
         batch.map((b) => b.id),
@@ -467,6 +472,7 @@ class LaneRun {
   /** Refunded under "stop": staff messages are no longer delivered; the staff are told once. */
   private async withhold(): Promise<void> {
     await this.deps.jobs.transaction(this.db, async (trx, outbox) => {
+      await lockConsultationKey(trx, this.v.id)
       const parked = await trx
         .updateTable('desk_message')
         .set({ state: 'withheld' })
@@ -599,6 +605,7 @@ export async function insertNote(
  */
 export async function recordClientBlocked(deps: Deps, v: DeskConsultationView): Promise<void> {
   await deps.jobs.transaction(deps.db, async (trx, outbox) => {
+    await lockConsultationKey(trx, v.id)
     const at = await markClientBlocked(trx, v.id)
     await markBlocked(trx, v.bot_id, v.user_id)
     await markPendingOutBlocked(trx, v.id)

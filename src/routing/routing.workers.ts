@@ -14,7 +14,7 @@ export async function startDeskWorkers(deps: Deps): Promise<void> {
   await deps.jobs.work(consultationActivatedQueue, async ({ consultationId }) => {
     const v = await consultationView(deps.db, consultationId)
     if (!v) return
-    await ensureDeskConsultation(deps.db, v, true)
+    await deps.db.transaction().execute((trx) => ensureDeskConsultation(trx, v, true))
     await runLane(deps, consultationId, 'in')
   })
   await deps.jobs.work(deskInQueue, ({ consultationId }) => runLane(deps, consultationId, 'in'))

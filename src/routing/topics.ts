@@ -8,6 +8,7 @@ import {
   type DeskConsultationView,
   findDeskConsultation,
   listAppeals,
+  lockConsultationKey,
 } from '../consultations/desk.repository'
 import type { Deps } from '../deps'
 import { Ledger } from '../ledger/ledger.service'
@@ -191,6 +192,7 @@ export async function createTopic(
   // another: Telegram cannot be asked "did this call happen", and an empty extra topic is the cheap side.
   const topic = await api.createForumTopic(desk.staffChatId, name, { icon_color: TOPIC_ICON_COLOR })
   return deps.db.transaction().execute(async (trx) => {
+    await lockConsultationKey(trx, v.id)
     await countTopicCreated(trx, v.id)
     return insertRoute(trx, {
       botId: desk.botId,

@@ -115,7 +115,10 @@ describe('desk: Telegram faults', () => {
 
   it('403 from a client is recorded once, the staff are told once, nothing loops; their next message brings the answers', async () => {
     const { client, consultationId, thread } = await started()
-    await clientSends(w, client, 'Question before blocking')
+    const q = await clientSends(w, client, 'Question before blocking')
+    await itemIn(w, client.id, q.message_id, 'sent')
+    await w.tg.waitFor('setMessageReaction', { chat_id: client.id, message_id: q.message_id })
+    await lanesIdle(w, consultationId)
     w.tg.block(client.id)
     const since = w.tg.mark()
     const a1 = await staffSends(w, thread, w.expert, 'Answer one')

@@ -89,7 +89,8 @@ describe('desk: mirroring', () => {
 
   it('relays staff only: a non-staff member and internal notes stay in the topic; an anonymous admin is relayed', async () => {
     const { client, consultationId, thread } = await started()
-    await clientSends(w, client, 'Question')
+    const question = await clientSends(w, client, 'Question')
+    await itemIn(w, client.id, question.message_id, 'sent')
     const outsider = w.tg.user({ first_name: 'Guest' })
     await staffSends(w, thread, outsider, 'I am not staff')
     await staffSends(w, thread, w.expert, '// internal: check their logs first')

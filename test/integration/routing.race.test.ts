@@ -9,6 +9,7 @@ import {
   STAFF_CHAT_ID,
   startDeskWorld,
   TEST_BOT_ID,
+  type DeskWorld as World,
 } from '../support/fixtures'
 
 /**
@@ -28,6 +29,21 @@ describe('routing: one topic per consultation under races', () => {
     await second?.stop()
     await w?.stop()
   })
+
+  async function dump(consultationId: number) {
+    const dc = await sql`select * from desk_consultation where consultation_id = ${consultationId}`.execute(
+      w.deps.db,
+    )
+    const items =
+      await sql`select id, state, message_id, created_at from desk_message where consultation_id = ${consultationId} order by id`.execute(
+        w.deps.db,
+      )
+    const jobs =
+      await sql`select name, state, singleton_key, created_on, started_on, completed_on, start_after, output from pgboss.job where singleton_key = ${String(consultationId)} order by created_on`.execute(
+        w.deps.db,
+      )
+    console.log(JSON.stringify({ dc: dc.rows, items: items.rows, jobs: jobs.rows }, null, 1))
+  }
 
   async function topicsOf(consultationId: number) {
     return w.deps.db
@@ -68,6 +84,50 @@ describe('routing: one topic per consultation under races', () => {
       }
       const created = w.tg.callsTo('createForumTopic', { chat_id: STAFF_CHAT_ID }, { since })
       expect(created).toHaveLength(10)
+    }
+  })
+
+  it('bursts while the lanes are busy on two workers: every accepted message reaches the topic, in order (10 × 12)', async () => {
+    // Slow copies keep lanes busy, so admissions keep finding a job already queued (and skip writing one).
+    const slow = w.tg.delay('copyMessage', 40, { times: Number.POSITIVE_INFINITY })
+    try {
+      const started = await Promise.all(
+        Array.from({ length: 10 }, async () => {
+          const client = await newClient(w)
+          const { consultationId } = await activeConsultation(w, client)
+          const ids: number[] = []
+          for (let k = 0; k < 12; k++) {
+            const m = w.tg.privateText(client, `burst ${k}`)
+            ids.push(m.message.message_id)
+            await w.tg.push(TEST_BOT_ID, m)
+            if (k % 4 === 3) await new Promise((r) => setImmediate(r))
+          }
+          return { client, consultationId, ids }
+        }),
+      )
+      for (const s of started) {
+        await eventually(
+          async () => {
+            const r = await sql<{ n: number }>`select count(*)::int as n from desk_message
+            where consultation_id = ${s.consultationId} and state = 'sent' and direction = 'in'`.execute(
+              w.deps.db,
+            )
+            return r.rows[0]!.n === 12
+          },
+          `all twelve messages of consultation ${s.consultationId}`,
+          30_000,
+        ).catch(async (e) => {
+          await dump(s.consultationId)
+          throw e
+        })
+        const [route] = await topicsOf(s.consultationId)
+        const copies = w.tg
+          .sentTo(STAFF_CHAT_ID, { threadId: route!.message_thread_id })
+          .filter((m) => m.source?.chat_id === s.client.id)
+        expect(copies.map((m) => m.source!.message_id)).toEqual(s.ids)
+      }
+    } finally {
+      slow.cancel()
     }
   })
 

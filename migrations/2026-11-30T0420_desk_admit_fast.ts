@@ -1,0 +1,121 @@
+import { type Kysely, sql } from 'kysely'
+
+/**
+ * desk_admit gains a fast mode (p_fast): called on its own, outside any transaction, it admits the common case
+ * completely in one statement - one round trip, no BEGIN/COMMIT - when the message joins an open appeal and the
+ * topic lane already has a job queued (so there is nothing to write to the outbox). Everything else (a refusal to
+ * store and tell, an appeal to open on the ledger, a lane job to write) comes back as `retry`, having changed
+ * nothing, and the caller runs the full admission in a transaction (p_fast = false, unchanged from 2026-11-30T0410).
+ * The decision is the same either way: lock, clock after the lock, the access rule, UNIQUE(bot_id, chat_id,
+ * message_id); the statement is the transaction.
+ *
+ * Frozen in time: it never imports app code.
+ */
+export async function up(db: Kysely<any>): Promise<void> {
+  await sql`drop function desk_admit(bigint, bigint, bigint, bigint, text, bigint, text, jsonb)`.execute(db)
+  await sql`
+create function desk_admit(
+  p_bot bigint, p_user bigint, p_chat bigint, p_message bigint, p_media_group text, p_reply_to bigint,
+  p_type text, p_content jsonb, p_fast boolean,
+  out o_outcome text, out o_reason text, out o_consultation_id bigint, out o_item_id bigint,
+  out o_open_appeal_id bigint, out o_last_appeal_number integer, out o_checked_at timestamptz,
+  out o_state text, out o_starts_at timestamptz, out o_access_until timestamptz, out o_closed_at timestamptz,
+  out o_slot_start timestamptz, out o_start_mode text, out o_needs_start_date boolean, out o_sla_minutes integer,
+  out o_client_blocked_at timestamptz, out o_desk_row boolean, out o_wake boolean)
+language plpgsql as $fn$
+declare
+  c record;
+  v_banned boolean;
+  v_queued boolean;
+begin
+  -- The client's consultation, locked: every admission and every change of access takes this lock. One active
+  -- consultation per client is the rule; with several, the one whose window holds now() wins, then the newest.
+  select cs.id, cs.state, cs.starts_at, cs.access_until, cs.closed_at, cs.revoked_at,
+         o.slot_start, o.start_mode, o.needs_start_date, o.sla_minutes
+    into c
+    from consultation cs join orders o on o.id = cs.order_id
+    where cs.bot_id = p_bot and cs.user_id = p_user
+    order by (cs.state = 'active') desc,
+      (cs.state = 'active' and cs.starts_at <= now() and now() < cs.access_until) desc,
+      cs.created_at desc
+    limit 1
+    for update of cs;
+  if not found then
+    o_outcome := case when p_fast then 'retry' else 'none' end;
+    return;
+  end if;
+
+  -- The database clock after the lock was granted (now() would be the transaction's start, before any lock wait);
+  -- each statement below sees everything committed before it ran.
+  o_checked_at := clock_timestamp();
+  o_consultation_id := c.id;
+  o_state := c.state;
+  o_starts_at := c.starts_at;
+  o_access_until := c.access_until;
+  o_closed_at := c.closed_at;
+  o_slot_start := c.slot_start;
+  o_start_mode := c.start_mode;
+  o_needs_start_date := c.needs_start_date;
+  o_sla_minutes := c.sla_minutes;
+
+  if exists (select 1 from desk_message m
+             where m.bot_id = p_bot and m.chat_id = p_chat and m.message_id = p_message) then
+    o_outcome := 'duplicate';
+    return;
+  end if;
+  v_banned := coalesce((select cl.banned_at is not null from client cl
+                        where cl.bot_id = p_bot and cl.user_id = p_user), false);
+  o_open_appeal_id := (select a.id from desk_appeal a where a.consultation_id = c.id and a.state = 'open');
+  select d.client_blocked_at, true, d.in_queued into o_client_blocked_at, o_desk_row, v_queued
+    from desk_consultation d where d.consultation_id = c.id
+    for update;
+  o_desk_row := coalesce(o_desk_row, false);
+
+  -- The access rule of seed 004: active, not revoked, starts_at <= checked_at < access_until; and not banned.
+  o_reason := case
+    when v_banned then 'banned'
+    when c.state = 'revoked' or c.revoked_at is not null then 'refunded'
+    when c.state = 'closed' then 'closed'
+    when c.state <> 'active' or c.starts_at is null or c.access_until is null
+         or o_checked_at < c.starts_at then 'not_started'
+    when o_checked_at >= c.access_until then 'window_closed'
+  end;
+  if o_reason is not null then
+    o_outcome := case when p_fast then 'retry' else 'refused' end;
+    return;
+  end if;
+
+  if o_open_appeal_id is null or not o_desk_row or o_client_blocked_at is not null or (p_fast and not v_queued) then
+    -- A new appeal (one unit of the ledger), the desk's first message, or a client back after blocking the bot:
+    -- the caller finishes the admission under the same lock.
+    o_last_appeal_number := (select max(a.number) from desk_appeal a where a.consultation_id = c.id);
+    o_outcome := case when p_fast then 'retry' else 'open' end;
+    return;
+  end if;
+
+  -- The common case: the message joins the open appeal.
+  insert into desk_message (bot_id, consultation_id, direction, kind, chat_id, message_id, from_id, media_group_id,
+                            reply_to_message_id, appeal_id, content_type, content, state, accepted_at)
+    values (p_bot, c.id, 'in', 'copy', p_chat, p_message, p_user, p_media_group,
+            p_reply_to, o_open_appeal_id, p_type, p_content, 'pending', o_checked_at)
+    on conflict (bot_id, chat_id, message_id) do nothing
+    returning id into o_item_id;
+  if o_item_id is null then
+    o_outcome := 'duplicate';
+    return;
+  end if;
+  -- Wake the topic lane unless a job is already queued for it.
+  o_wake := not v_queued;
+  if o_wake then
+    update desk_consultation set in_queued = true where consultation_id = c.id;
+  end if;
+  o_outcome := 'accepted';
+end
+$fn$`.execute(db)
+}
+
+export async function down(db: Kysely<any>): Promise<void> {
+  await sql`drop function desk_admit(bigint, bigint, bigint, bigint, text, bigint, text, jsonb, boolean)`.execute(
+    db,
+  )
+}
