@@ -13,6 +13,7 @@ import { deskFeature } from './features/desk'
 import { draftingFeature } from './features/drafting'
 import { paymentsFeature } from './features/payments'
 import { paysupportFeature } from './features/paysupport'
+import { reportFeature } from './features/report'
 import { staffFeature } from './features/staff'
 import { startFeature } from './features/start'
 import { statusFeature } from './features/status'
@@ -39,6 +40,7 @@ function features(): Composer<BotContext>[] {
     termsFeature,
     adminPaymentsFeature,
     draftingFeature,
+    reportFeature,
     staffFeature,
     deskFeature,
   ]

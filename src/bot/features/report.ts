@@ -1,0 +1,32 @@
+import { Composer } from 'grammy'
+import { clockNow } from '../../consultations/desk.repository'
+import { buildReport, parseReportRange, renderReport } from '../../reports/reports.service'
+import type { BotContext } from '../context'
+
+/**
+ * /report in the staff group, for the desk's admins (by Telegram id from config, or an anonymous admin posting as
+ * the group): revenue, consultations by state, SLA numbers, median first response per expert, open questions nearest
+ * to breach, refusals; optionally for a date range. Read-only, so it answers directly in the thread it was asked in.
+ */
+export const reportFeature = new Composer<BotContext>()
+const group = reportFeature.filter((ctx) => ctx.chat?.id === ctx.desk.staffChatId)
+
+group.command('report', async (ctx) => {
+  const { deps, desk } = ctx
+  const m = ctx.msg
+  const lang = desk.defaultLanguage
+  const t = (key: string, p?: Record<string, string | number>) => deps.i18n.t(lang, key, p)
+  const thread = m.is_topic_message && m.message_thread_id ? { message_thread_id: m.message_thread_id } : {}
+  const admin = m.sender_chat
+    ? m.sender_chat.id === desk.staffChatId
+    : !!m.from && desk.staff.admins.includes(m.from.id)
+  if (!admin) return ctx.reply(t('report-admins-only'), thread)
+  const now = await clockNow(deps.db)
+  const range = parseReportRange(typeof ctx.match === 'string' ? ctx.match : '', desk, now)
+  if (!range.ok) return ctx.reply(t('report-usage'), thread)
+  const report = await buildReport(deps.db, desk.botId, range.from, range.to)
+  await ctx.reply(renderReport(t, desk, report, now), {
+    ...thread,
+    link_preview_options: { is_disabled: true },
+  })
+})

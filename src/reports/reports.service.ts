@@ -1,0 +1,164 @@
+import { DateTime } from 'luxon'
+import type { DeskRuntime } from '../config/load'
+import type { Db } from '../db/database'
+import { businessMinutesLeft, formatDuration } from '../lifecycle/instants'
+import { formatInstant } from '../payments/format'
+import {
+  type AppealCounts,
+  admissionRefusals,
+  appealCounts,
+  consultationsByState,
+  type ExpertResponse,
+  ledgerRefusals,
+  nearestToBreach,
+  type OpenAppeal,
+  type RefusalCount,
+  type Revenue,
+  responseByExpert,
+  revenue,
+} from './reports.repository'
+
+/** /report: a range from the admin's arguments, the numbers from SQL, and the text in the desk's language. */
+
+export const DEFAULT_REPORT_DAYS = 30
+const MAX_DAYS = 3660
+
+export type RangeResult = { ok: true; from: Date; to: Date } | { ok: false }
+
+/**
+ * The report's range, in the desk's time zone:
+ * - nothing: the last 30 days up to now;
+ * - `7d`: the last 7 days up to now;
+ * - `2026-11-01`: from that date's start up to now;
+ * - `2026-11-01 2026-11-30` (or `2026-11-01..2026-11-30`): both dates included.
+ */
+export function parseReportRange(args: string, desk: DeskRuntime, now: Date): RangeResult {
+  const a = args.trim()
+  const zone = desk.schedule.timezone
+  const days = (n: number) => ({ ok: true as const, from: new Date(now.getTime() - n * 86_400_000), to: now })
+  if (a === '') return days(DEFAULT_REPORT_DAYS)
+  const rel = /^(\d{1,4})\s*d$/i.exec(a)
+  if (rel) {
+    const n = Number(rel[1])
+    return n >= 1 && n <= MAX_DAYS ? days(n) : { ok: false }
+  }
+  const parts = a.split(/\s*(?:\.\.|\s)\s*/).filter(Boolean)
+  if (parts.length < 1 || parts.length > 2) return { ok: false }
+  const dates = parts.map((p) =>
+    /^\d{4}-\d{2}-\d{2}$/.test(p) ? DateTime.fromISO(p, { zone }).startOf('day') : undefined,
+  )
+  if (dates.some((d) => !d?.isValid)) return { ok: false }
+  const from = dates[0]!.toJSDate()
+  const to = dates[1] ? dates[1].plus({ days: 1 }).toJSDate() : now
+  if (to.getTime() <= from.getTime()) return { ok: false }
+  return { ok: true, from, to }
+}
+
+export interface Report {
+  from: Date
+  to: Date
+  revenue: Revenue
+  consultations: { state: string; count: number }[]
+  appeals: AppealCounts
+  experts: ExpertResponse[]
+  nearest: OpenAppeal[]
+  ledger: RefusalCount[]
+  admission: RefusalCount[]
+}
+
+export async function buildReport(db: Db, botId: number, from: Date, to: Date): Promise<Report> {
+  const r = { botId, from, to }
+  const [rev, consultations, appeals, experts, nearest, ledger, admission] = await Promise.all([
+    revenue(db, r),
+    consultationsByState(db, r),
+    appealCounts(db, r),
+    responseByExpert(db, r),
+    nearestToBreach(db, botId),
+    ledgerRefusals(db, r),
+    admissionRefusals(db, r),
+  ])
+  return { from, to, revenue: rev, consultations, appeals, experts, nearest, ledger, admission }
+}
+
+type T = (key: string, params?: Record<string, string | number>) => string
+
+/** How the report names a staff member: the configured role and the Telegram id (no names are stored). */
+function staffLabel(t: T, desk: DeskRuntime, id: number): string {
+  if (id === desk.staffChatId) return t('report-who-anonymous')
+  if (desk.staff.admins.includes(id)) return t('report-who-admin', { id: String(id) })
+  if (desk.staff.experts.includes(id)) return t('report-who-expert', { id: String(id) })
+  return t('report-who-other', { id: String(id) })
+}
+
+export function renderReport(t: T, desk: DeskRuntime, r: Report, now: Date): string {
+  const lang = desk.defaultLanguage
+  const zone = desk.schedule.timezone
+  const at = (d: Date) => formatInstant(d, zone, lang).split(' (')[0]!
+  const none = t('report-none')
+  const lines = [
+    t('report-title', { from: at(r.from), to: at(r.to), zone }),
+    '',
+    t('report-revenue', {
+      paid: r.revenue.paidStars,
+      paidCount: r.revenue.paidCount,
+      refunded: r.revenue.refundedStars,
+      refundedCount: r.revenue.refundedCount,
+      net: r.revenue.netStars,
+    }),
+    t('report-consultations', {
+      list: r.consultations.length
+        ? r.consultations.map((c) => `${t(`report-state-${c.state}`)} ${c.count}`).join(', ')
+        : none,
+    }),
+    t('report-appeals', {
+      accepted: r.appeals.accepted,
+      inTime: r.appeals.answeredInTime,
+      late: r.appeals.answeredLate,
+      breached: r.appeals.breached,
+      open: r.appeals.open,
+      openBreached: r.appeals.openBreached,
+    }),
+    '',
+    t('report-experts-title'),
+  ]
+  if (r.experts.length === 0) lines.push(`• ${none}`)
+  for (const e of r.experts)
+    lines.push(
+      t('report-expert-line', {
+        who: staffLabel(t, desk, e.staffId),
+        median: String(Math.round(e.medianMinutes * 10) / 10),
+        answered: e.answered,
+        inTime: e.inTime,
+      }),
+    )
+  lines.push('', t('report-nearest-title'))
+  if (r.nearest.length === 0) lines.push(`• ${none}`)
+  for (const a of r.nearest)
+    lines.push(
+      t('report-nearest-line', {
+        consultation: String(a.consultationId),
+        number: a.number,
+        due: at(a.dueAt),
+        left:
+          a.dueAt.getTime() > now.getTime()
+            ? t('report-nearest-left', {
+                left: formatDuration(businessMinutesLeft(desk, now, a.dueAt), lang),
+              })
+            : t('report-nearest-over'),
+      }),
+    )
+  lines.push('', t('report-ledger-title'))
+  if (r.ledger.length === 0) lines.push(`• ${none}`)
+  for (const x of r.ledger)
+    lines.push(
+      t('report-refusal-line', {
+        reason: x.reason,
+        account: `${x.scope ?? '?'}/${x.unit ?? '?'}`,
+        count: x.count,
+      }),
+    )
+  lines.push('', t('report-admission-title'))
+  if (r.admission.length === 0) lines.push(`• ${none}`)
+  for (const x of r.admission) lines.push(t('report-admission-line', { reason: x.reason, count: x.count }))
+  return lines.join('\n')
+}
