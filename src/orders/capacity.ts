@@ -31,18 +31,30 @@ export interface CapacityAccount {
   timeZone: string
 }
 
+/** The local day containing `at` in a zone, remembered per zone: every pre-checkout of a day asks for the same one. */
+const lastDay = new Map<string, { start: number; end: number; iso: string }>()
+function localDay(zone: string, at: Date): { start: number; end: number; iso: string } {
+  const t = at.getTime()
+  const hit = lastDay.get(zone)
+  if (hit && hit.start <= t && t < hit.end) return hit
+  const day = DateTime.fromJSDate(at, { zone }).startOf('day')
+  const d = { start: day.toMillis(), end: day.plus({ days: 1 }).toMillis(), iso: day.toISODate()! }
+  lastDay.set(zone, d)
+  return d
+}
+
 export function dayAccount(
   desk: DeskRuntime,
   tariffCode: string,
   capacity: number,
   at: Date,
 ): CapacityAccount {
-  const day = DateTime.fromJSDate(at, { zone: desk.schedule.timezone }).startOf('day')
+  const day = localDay(desk.schedule.timezone, at)
   return {
-    key: `day:${tariffCode}:${day.toISODate()}`,
+    key: `day:${tariffCode}:${day.iso}`,
     capacity,
-    periodStart: day.toJSDate(),
-    periodEnd: day.plus({ days: 1 }).toJSDate(),
+    periodStart: new Date(day.start),
+    periodEnd: new Date(day.end),
     timeZone: desk.schedule.timezone,
   }
 }
