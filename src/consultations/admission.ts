@@ -5,6 +5,7 @@ import type { Deps } from '../deps'
 import type { Outbox } from '../jobs/jobs'
 import type { Refusal as LedgerRefusal } from '../ledger/ledger.model'
 import { LedgerTx } from '../ledger/ledger.service'
+import { scheduleAppealSla } from '../lifecycle/lifecycle.jobs'
 import { APPEALS_UNIT, CONSULTATION_SCOPE } from '../orders/allowances'
 import { clientZone } from '../payments/client-time'
 import { formatHours, formatInstant } from '../payments/format'
@@ -201,6 +202,8 @@ async function admit(
     })
     appealId = appeal.id
     opened = { number, dueAt }
+    // Its reminder and breach jobs at their instants (src/lifecycle), committed with the appeal.
+    await scheduleAppealSla(trx, outbox, desk, appeal)
   }
   if (!a.o_desk_row) await ensureDeskConsultation(trx, c)
   if (a.o_client_blocked_at) await clientIsBack(trx, outbox, c)

@@ -1,4 +1,4 @@
-import { clockNow } from '../consultations/desk.repository'
+import { clockNow, lockConsultationKey } from '../consultations/desk.repository'
 import { refreshTopic } from '../consultations/desk.service'
 import type { Deps } from '../deps'
 import { errorSummary } from '../jobs/jobs'
@@ -56,12 +56,14 @@ export async function sweepLifecycle(deps: Deps): Promise<SweepCounts> {
     topics: 0,
   }
 
-  const unscheduled = await unscheduledAppeals(deps.db, BATCH)
-  if (unscheduled.length)
+  // One short transaction per row, each taking the consultation's key lock first (the desk's lock order).
+  for (const a of await unscheduledAppeals(deps.db, BATCH)) {
     await deps.jobs.transaction(deps.db, async (trx, outbox) => {
-      for (const a of unscheduled) await scheduleAppealSla(trx, outbox, deps.desk(a.bot_id), a)
+      await lockConsultationKey(trx, a.consultation_id)
+      await scheduleAppealSla(trx, outbox, deps.desk(a.bot_id), a)
     })
-  counts.scheduled = unscheduled.length
+    counts.scheduled++
+  }
 
   for (const w of await overdueWindows(deps.db, GRACE_SECONDS, BATCH)) {
     await out.send(windowCloseQueue, { consultationId: w.id, accessUntil: w.access_until.toISOString() })
@@ -86,12 +88,10 @@ export async function sweepLifecycle(deps: Deps): Promise<SweepCounts> {
     }
   }
   // The desk renames a topic when asked; an answer to a breached appeal does not ask, so the 🔴 is cleared here.
-  const stale = await staleBreachTitles(deps.db, BREACHED_ICON, BATCH)
-  if (stale.length)
-    await deps.jobs.transaction(deps.db, async (trx, outbox) => {
-      for (const c of stale) await refreshTopic(trx, outbox, c, { title: true })
-    })
-  counts.titles = stale.length
+  for (const c of await staleBreachTitles(deps.db, BREACHED_ICON, BATCH)) {
+    await deps.jobs.transaction(deps.db, (trx, outbox) => refreshTopic(trx, outbox, c, { title: true }))
+    counts.titles++
+  }
 
   for (const id of await topicsToClose(deps.db, BATCH)) {
     await requestTopicClose(out, id)

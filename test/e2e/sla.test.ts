@@ -92,8 +92,7 @@ describe('SLA: reminder, breach, policy', () => {
     const route = await topicReady(w, consultationId)
     await clientSends(w, client, 'Question with a deadline')
     const a = await openedAppeal(w, consultationId)
-    // Written with the appeal (or by the sweeper for an appeal it finds without them): one each, at their instants.
-    await sweepLifecycle(w.deps)
+    // Written with the appeal by the admission's transaction: one each, at their instants.
     const remind = await eventually(
       async () => (await jobsFor(w.deps.db, 'sla.remind', consultationId))[0],
       'job',
@@ -280,7 +279,6 @@ describe('SLA: reminder, breach, policy', () => {
       from consultation c where c.id = desk_appeal.consultation_id and c.id = ${consultationId}`.execute(
       w.deps.db,
     )
-    await sweepLifecycle(w.deps) // the SLA jobs exist (written with the appeal, or by the sweeper)
     await sql`update pgboss.job set start_after = a.due_at from desk_appeal a
       where a.id = ${a.id} and job.name = 'sla.breach' and job.data->>'appealId' = ${String(a.id)}`.execute(
       w.deps.db,
