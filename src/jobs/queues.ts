@@ -8,12 +8,13 @@ import { startLifecycleWorkers } from '../lifecycle/lifecycle.workers'
 import { PAYMENT_QUEUES, startPaymentWorkers } from '../payments/payments.jobs'
 import { DESK_QUEUES } from '../routing/routing.jobs'
 import { startDeskWorkers } from '../routing/routing.workers'
-import { handleNotify, notifyQueue } from '../telegram/notify'
+import { handleNotify, notifyGroupQueue, notifyQueue } from '../telegram/notify'
 import type { QueueDef } from './queue'
 
 /** Every queue of the app: all are created at start, so a send to a missing queue cannot happen silently. */
 export const QUEUES: readonly QueueDef<any>[] = [
   notifyQueue,
+  notifyGroupQueue,
   consultationActivatedQueue,
   ledgerSweepQueue,
   ...PAYMENT_QUEUES,
@@ -25,6 +26,7 @@ export const QUEUES: readonly QueueDef<any>[] = [
 /** Starts the workers of every queue (the `worker` role, or `all`). */
 export async function startWorkers(deps: Deps): Promise<void> {
   await deps.jobs.work(notifyQueue, (n) => handleNotify(deps, n))
+  await deps.jobs.work(notifyGroupQueue, (n) => handleNotify(deps, n))
   await startDeskWorkers(deps)
   await startPaymentWorkers(deps)
   await startDraftingWorkers(deps)

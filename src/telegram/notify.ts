@@ -23,11 +23,17 @@ export interface Notification {
   dedupeKey: string
 }
 
+/**
+ * Two queues because the limits differ: a private chat takes about a message a second, while the staff group takes
+ * 20 a minute for all its topics together. Workers waiting in the throttler for the group's budget must never hold
+ * up a client's confirmation, so group sends have their own queue and workers.
+ */
 export const notifyQueue = defineQueue<Notification>('tg.notify', {}, 2)
+export const notifyGroupQueue = defineQueue<Notification>('tg.notify.group', { expireInSeconds: 600 }, 1)
 
 /** Enqueue in the caller's transaction. The dedupe key is checked by the handler (outbound_message). */
 export function notify(outbox: Outbox, n: Notification) {
-  return outbox.send(notifyQueue, n)
+  return outbox.send(n.chatId < 0 ? notifyGroupQueue : notifyQueue, n)
 }
 
 export function renderNotification(deps: Deps, n: Notification): string {
