@@ -385,6 +385,13 @@ export function refusalText(
         ...(n.openAppeal ? { more: [{ key: 'desk-refused-window-closed-open' }] } : {}),
       }
     case 'closed':
+      // Closed by the window-end job (closed_at = access_until, src/lifecycle): it reads as the window closing.
+      if (typeof n.closedAt === 'string' && n.closedAt === n.accessUntil)
+        return {
+          key: 'desk-refused-window-closed',
+          params: { end: when(n.closedAt) },
+          ...(n.openAppeal ? { more: [{ key: 'desk-refused-window-closed-open' }] } : {}),
+        }
       return {
         key: 'desk-refused-closed',
         params: { end: when(n.closedAt) },

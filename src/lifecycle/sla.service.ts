@@ -114,7 +114,7 @@ export function withMentions(
   text: string,
   people: { id: number; label: string }[],
 ): { text: string; entities: MessageEntity[] } {
-  let out = `${text}\n`
+  let out = `${text}\n👤 `
   const entities: MessageEntity[] = []
   people.forEach((p, i) => {
     if (i > 0) out += ', '

@@ -162,7 +162,7 @@ export async function buildTranscript(
       headed.add(m.appeal_id)
       const a = byId.get(m.appeal_id)
       if (a) {
-        lines.push('')
+        if (lines[lines.length - 1] !== '') lines.push('')
         lines.push(
           t('transcript-appeal', {
             number: a.number,

@@ -139,7 +139,7 @@ describe('lifecycle: one consultation from start to transcript', () => {
 
     // The end of the window.
     await fastForward(w.deps.db, consultationId, H)
-    const closed = await w.tg.waitForSent(client.id, /has ended/)
+    const closed = await w.tg.waitForSent(client.id, /ended at/)
     expect(closed.text).toContain('New questions need a new consultation')
     expect(closed.reply_markup?.inline_keyboard?.[0]?.[0]?.callback_data).toBe(`tr:get:${consultationId}`)
     const c2 = await consultation(w, consultationId)
@@ -176,7 +176,7 @@ describe('lifecycle: one consultation from start to transcript', () => {
     // A late message is refused with the closing time and not passed on.
     const late = await clientSends(w, client, 'One more thing...')
     await itemIn(w, client.id, late.message_id, 'refused')
-    await w.tg.waitForSent(client.id, /closed this consultation/)
+    await w.tg.waitForSent(client.id, /The consultation window closed at/)
 
     // The transcript, by the button; a redelivered press sends nothing more.
     const press = await w.tg.push(TEST_BOT_ID, w.tg.callback(client, `tr:get:${consultationId}`))
@@ -194,7 +194,7 @@ describe('lifecycle: one consultation from start to transcript', () => {
     await w.tg.waitForSent(client.id, /Your orders/)
     expect(w.tg.callsTo('sendDocument', { chat_id: client.id })).toHaveLength(1)
     expect(count(w, client.id, /closes soon/)).toBe(1)
-    expect(count(w, client.id, /has ended/)).toBe(1)
+    expect(count(w, client.id, /ended at/)).toBe(1)
   })
 
   it('an appeal open at the end is still answered; the topic closes after that answer', async () => {
@@ -213,7 +213,7 @@ describe('lifecycle: one consultation from start to transcript', () => {
     expect(status.text).toMatch(/Question #1 \(accepted .*\): answer due by /)
 
     await fastForward(w.deps.db, consultationId, 31 * MIN)
-    const closed = await w.tg.waitForSent(client.id, /has ended/)
+    const closed = await w.tg.waitForSent(client.id, /ended at/)
     expect(closed.text).toContain('Your accepted question will still be answered here.')
     await w.tg.waitForSent(STAFF_CHAT_ID, /Ещё нужно ответить: #1/, { threadId: route.message_thread_id })
     await sweepLifecycle(w.deps)
@@ -251,14 +251,14 @@ describe('lifecycle: one consultation from start to transcript', () => {
       return jobs.filter((j) => j.state === 'completed').length === 1
     }, 'the old close job to run')
     expect((await consultation(w, consultationId)).state).toBe('active')
-    expect(count(w, client.id, /closes soon|has ended/)).toBe(0)
+    expect(count(w, client.id, /closes soon|ended at/)).toBe(0)
 
     // An hour before the new end, then the new end.
     await fastForward(w.deps.db, consultationId, 61 * MIN)
     const soon = await w.tg.waitForSent(client.id, /closes soon/)
     expect(soon.text).toMatch(/5\d min left/)
     await fastForward(w.deps.db, consultationId, H)
-    await w.tg.waitForSent(client.id, /has ended/)
+    await w.tg.waitForSent(client.id, /ended at/)
     const closed = await consultation(w, consultationId)
     expect(closed.closed_at).toEqual(closed.access_until)
     expect(count(w, client.id, /closes soon/)).toBe(1)
@@ -306,13 +306,13 @@ describe('lifecycle: a worker restart moves nothing', () => {
     await fastForward(bot.deps.db, consultationId, 23 * H + MIN)
     await bot.tg.waitForSent(client.id, /closes soon/)
     await fastForward(bot.deps.db, consultationId, H)
-    await bot.tg.waitForSent(client.id, /has ended/)
+    await bot.tg.waitForSent(client.id, /ended at/)
     const closed = await consultation(bot, consultationId)
     expect(closed.closed_at).toEqual(closed.access_until)
     expect(closed.access_until!.getTime() - closed.starts_at!.getTime()).toBe(24 * H)
     expect(count(bot, client.id, /is active/)).toBe(1)
     expect(count(bot, client.id, /closes soon/)).toBe(1)
-    expect(count(bot, client.id, /has ended/)).toBe(1)
+    expect(count(bot, client.id, /ended at/)).toBe(1)
     expect(bot.tg.callsTo('createForumTopic', { chat_id: STAFF_CHAT_ID })).toHaveLength(1)
   })
 })

@@ -38,7 +38,7 @@ lifecycle-closing-soon =
     Questions left: {$appealsLeft} of {$appealsTotal}.
 lifecycle-closing-soon-open = A question of yours is waiting for the expert's answer; it will be answered after the window too.
 lifecycle-closed =
-    🔚 Your consultation “{$title}” has ended ({$end}). New questions need a new consultation (/tariffs).
+    🔚 Your consultation “{$title}” ended at {$end}. New questions need a new consultation (/tariffs).
     You can get the transcript of the conversation with the button below or /transcript.
 lifecycle-closed-open = Your accepted question will still be answered here.
 lifecycle-topic-closed = 🔚 The window ended at {$end}. Every question has been answered: the topic will be closed.
