@@ -92,6 +92,35 @@ export async function postToTopic(
 }
 
 /**
+ * Sends a text to the client in order with the staff's messages (after everything already queued for them), once
+ * per dedupe key: a locale key rendered in the consultation's language when sent. It is not an answer (no appeal
+ * is touched). A 403 parks it with the rest until the client writes again. For texts that need no ordering, the
+ * notify outbox (src/telegram/notify.ts) is simpler.
+ */
+export async function postToClient(
+  trx: Trx,
+  outbox: Outbox,
+  n: {
+    consultationId: number
+    botId: number
+    key: string
+    params?: Record<string, string | number>
+    dedupeKey: string
+  },
+): Promise<boolean> {
+  const added = await insertNote(
+    trx,
+    { id: n.consultationId, bot_id: n.botId },
+    'out',
+    n.key,
+    n.params ?? {},
+    n.dedupeKey,
+  )
+  if (added) await wakeLane(outbox, n.consultationId, 'out')
+  return added
+}
+
+/**
  * Re-render the topic's name (status icon, breach mark) and/or its pinned card, e.g. after a state change or a
  * breach. Cheap to call: the lane renames only when the name changed, and every rename counts against the group's
  * 20 messages a minute.

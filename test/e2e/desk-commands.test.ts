@@ -219,4 +219,46 @@ describe('desk: refusals before and outside a consultation', () => {
     const answer = await staffSends(w, route.message_thread_id, w.expert, 'The answer you paid for')
     await itemIn(w, STAFF_CHAT_ID, answer.message.message_id, 'sent')
   })
+
+  it('refunded under "stop": staff messages are withheld and the staff told once', async () => {
+    const client = await newClient(w, { language_code: 'en' })
+    const { consultationId } = await activeConsultation(w, client)
+    const route = await topicReady(w, consultationId)
+    await w.deps.db
+      .updateTable('consultation')
+      .set({ state: 'revoked', revoked_at: new Date(), refund_policy: 'stop' })
+      .where('id', '=', consultationId)
+      .execute()
+    const a = await staffSends(w, route.message_thread_id, w.expert, 'Not delivered')
+    const b = await staffSends(w, route.message_thread_id, w.expert, 'Not delivered either')
+    await itemIn(w, STAFF_CHAT_ID, a.message.message_id, 'withheld')
+    await itemIn(w, STAFF_CHAT_ID, b.message.message_id, 'withheld')
+    await w.tg.waitForSent(STAFF_CHAT_ID, /политикой «stop»/, { threadId: route.message_thread_id })
+    await lanesIdle(w, consultationId)
+    expect(w.tg.callsTo('copyMessage', { chat_id: client.id })).toHaveLength(0)
+    const notes = w.tg
+      .sentTo(STAFF_CHAT_ID, { threadId: route.message_thread_id })
+      .filter((m) => /политикой «stop»/.test(m.text ?? ''))
+    expect(notes).toHaveLength(1)
+  })
+
+  it('postToClient: a text to the client in order with the staff messages, once per key', async () => {
+    const { postToClient } = await import('../../src/consultations/desk.service')
+    const client = await newClient(w, { language_code: 'en' })
+    const { consultationId } = await activeConsultation(w, client)
+    await topicReady(w, consultationId)
+    for (let i = 0; i < 2; i++)
+      await w.deps.jobs.transaction(w.deps.db, (trx, outbox) =>
+        postToClient(trx, outbox, {
+          consultationId,
+          botId: TEST_BOT_ID,
+          key: 'desk-window-extended',
+          params: { hours: 1, end: 'soon' },
+          dedupeKey: `test:${consultationId}`,
+        }),
+      )
+    await w.tg.waitForSent(client.id, /extended by 1 h: it now ends at soon/)
+    await lanesIdle(w, consultationId)
+    expect(w.tg.texts(client.id).filter((t) => t?.includes('extended by 1 h'))).toHaveLength(1)
+  })
 })
