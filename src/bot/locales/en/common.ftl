@@ -9,6 +9,7 @@ help =
     /start — about the desk and tariffs
     /tariffs — tariffs and what they include
     /status — your orders and consultations
+    /transcript — the transcript of a finished consultation
     /terms — terms of service
     /privacy — privacy policy
     /paysupport — a problem with a payment
@@ -16,6 +17,7 @@ cmd-start = About the desk
 cmd-tariffs = Tariffs
 cmd-status = My consultations
 cmd-help = Help
+cmd-transcript = Transcript of a consultation
 cmd-terms = Terms
 cmd-privacy = Privacy
 cmd-paysupport = Payment support
