@@ -9,7 +9,6 @@ import {
   STAFF_CHAT_ID,
   startDeskWorld,
   TEST_BOT_ID,
-  type DeskWorld as World,
 } from '../support/fixtures'
 
 /**
@@ -30,19 +29,17 @@ describe('routing: one topic per consultation under races', () => {
     await w?.stop()
   })
 
+  /** On a failure: the consultation's desk row, items and lane jobs, to see where a message stopped. */
   async function dump(consultationId: number) {
-    const dc = await sql`select * from desk_consultation where consultation_id = ${consultationId}`.execute(
-      w.deps.db,
-    )
-    const items =
-      await sql`select id, state, message_id, created_at from desk_message where consultation_id = ${consultationId} order by id`.execute(
-        w.deps.db,
-      )
-    const jobs =
-      await sql`select name, state, singleton_key, created_on, started_on, completed_on, start_after, output from pgboss.job where singleton_key = ${String(consultationId)} order by created_on`.execute(
-        w.deps.db,
-      )
-    console.log(JSON.stringify({ dc: dc.rows, items: items.rows, jobs: jobs.rows }, null, 1))
+    const q = (text: ReturnType<typeof sql>) => text.execute(w.deps.db).then((r) => r.rows)
+    const state = {
+      desk: await q(sql`select * from desk_consultation where consultation_id = ${consultationId}`),
+      items: await q(sql`select id, state, message_id, created_at from desk_message
+        where consultation_id = ${consultationId} order by id`),
+      jobs: await q(sql`select name, state, created_on, started_on, completed_on, start_after from pgboss.job
+        where singleton_key = ${String(consultationId)} order by created_on`),
+    }
+    console.log(JSON.stringify(state, null, 1))
   }
 
   async function topicsOf(consultationId: number) {
