@@ -84,6 +84,17 @@ export const RECEIPT_REACTION = '👀'
 type Outcome = { kind: 'done' } | { kind: 'defer'; seconds: number }
 const DONE: Outcome = { kind: 'done' }
 
+/** The topic could not be created or set up: a problem of the staff group, never a reason to fail an item. */
+export class TopicSetupError extends Error {
+  override name = 'TopicSetupError'
+  constructor(
+    readonly consultationId: number,
+    override readonly cause: unknown,
+  ) {
+    super(`consultation ${consultationId}: cannot set up the staff topic: ${shortError(cause)}`)
+  }
+}
+
 /** The lease with a heartbeat: lost = another worker may have the lane now, so stop before the next send. */
 class Lease {
   private timer: ReturnType<typeof setInterval> | undefined
@@ -251,11 +262,18 @@ class LaneRun {
   }
 
   private async topic(): Promise<Route> {
-    if (!this.route) this.route = await activeRoute(this.db, this.v.id)
-    if (!this.route) this.route = await createTopic(this.deps, this.desk, this.api, this.v)
-    if (this.route.card_message_id === null) await postCard(this.deps, this.desk, this.api, this.route)
-    if (this.route.summary_pending) await postSummary(this.deps, this.desk, this.api, this.route)
-    return this.route
+    try {
+      if (!this.route) this.route = await activeRoute(this.db, this.v.id)
+      if (!this.route) this.route = await createTopic(this.deps, this.desk, this.api, this.v)
+      if (this.route.card_message_id === null) await postCard(this.deps, this.desk, this.api, this.route)
+      if (this.route.summary_pending) await postSummary(this.deps, this.desk, this.api, this.route)
+      return this.route
+    } catch (err) {
+      if (isTopicUnusable(err) || err instanceof TopicSetupError) throw err
+      // Not the item's fault (a group that is not a forum, missing admin rights, Telegram down): the items stay
+      // pending in order and the job retries (the sweeper keeps waking the lane once a minute after that).
+      throw new TopicSetupError(this.v.id, err)
+    }
   }
 
   /** The topic is closed (reopen it) or gone (move the route to a new one); false when this is not a topic error. */
@@ -304,6 +322,12 @@ class LaneRun {
       if (isUncopyable(err)) {
         await this.failItems(batch, err)
         return undefined
+      }
+      if (err instanceof TopicSetupError) {
+        const wait = retryAfterSeconds(err.cause)
+        if (wait !== undefined) return { kind: 'defer', seconds: wait }
+        this.deps.log.error({ consultation: this.v.id, err: errorSummary(err.cause) }, err.message)
+        throw err
       }
       const wait = retryAfterSeconds(err)
       if (wait !== undefined) return { kind: 'defer', seconds: wait }

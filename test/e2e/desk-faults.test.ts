@@ -1,4 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { TgErrors } from '../support/bot-api'
 import {
   activeConsultation,
   clientSends,
@@ -191,6 +192,31 @@ describe('desk: Telegram faults', () => {
     const rows = await items(w, consultationId)
     expect(rows.find((r) => r.message_id === a.message.message_id)?.attempts).toBe(3)
   })
+
+  it('a staff group that refuses topics (not a forum, no rights) never fails the client’s message: it waits and goes once fixed', async () => {
+    const client = await newClient(w, { language_code: 'en' })
+    const rule = w.tg.fail('createForumTopic', TgErrors.notAForum, { times: 2 })
+    const { consultationId } = await activeConsultation(w, client)
+    const q = await clientSends(w, client, 'Is anyone there?')
+    const sent = await eventually(
+      async () => {
+        const r = await w.deps.db
+          .selectFrom('desk_message')
+          .selectAll()
+          .where('chat_id', '=', client.id)
+          .where('message_id', '=', q.message_id)
+          .executeTakeFirst()
+        expect(r?.state).not.toBe('failed')
+        return r?.state === 'sent' ? r : undefined
+      },
+      'the message after the group was fixed',
+      40_000,
+    )
+    expect(rule.hits).toBe(2)
+    expect(sent.attempts).toBe(1)
+    await lanesIdle(w, consultationId)
+    expect(w.tg.texts(client.id).some((t) => t?.includes('cannot be passed'))).toBe(false)
+  }, 60_000)
 
   it('copies in a topic arrive in admission order even when Telegram is slow', async () => {
     const { client, consultationId, thread } = await started()
