@@ -99,11 +99,10 @@ describe('npm start', () => {
         const pgPid = Number(readFileSync(pidFile, 'utf8').split('\n')[0])
         expect(alive(pgPid)).toBe(true)
 
-        const t0 = Date.now()
+        // Exit code 0 is the graceful path: main.ts exits 1 if shutdown has not finished after 9 s, so this also
+        // proves the 10 s bound without timing anything here.
         p.child.kill('SIGTERM')
         expect(await exited(p.child)).toBe(0)
-        // Not a performance assertion: the acceptance bound on shutdown.
-        expect(Date.now() - t0).toBeLessThan(10_000)
         expect(alive(pgPid)).toBe(false)
         expect(existsSync(pidFile)).toBe(false)
       } catch (e) {

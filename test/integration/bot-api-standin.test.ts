@@ -120,12 +120,11 @@ describe('Bot API stand-in', () => {
         description: /^Conflict: terminated/,
       })
 
-      const held = apiFetch(own.root, '/bot42:x/getUpdates', { timeout: 30 })
+      // Held for an hour unless close() ends it: if it did not, this test would run into vitest's timeout.
+      const held = apiFetch(own.root, '/bot42:x/getUpdates', { timeout: 3600 })
       await own.waitForCount('getUpdates', 3)
-      const t0 = Date.now()
       await own.close()
       expect((await held).json).toEqual({ ok: true, result: [] })
-      expect(Date.now() - t0).toBeLessThan(1000)
     } finally {
       await own.close()
     }
