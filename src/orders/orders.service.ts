@@ -8,6 +8,7 @@ import type { DeskRuntime } from '../config/load'
 import type { TariffConfig } from '../config/schema'
 import { activateConsultation } from '../consultations/activation'
 import { isOpen, nextOpening } from '../consultations/business-time'
+import { isClientBanned } from '../consultations/desk.service'
 import type { Trx } from '../db/database'
 import type { Deps } from '../deps'
 import type { Outbox } from '../jobs/jobs'
@@ -60,6 +61,7 @@ export type CreateOrderRefusal =
   | 'slot-unknown'
   | 'slot-started'
   | 'slot-full'
+  | 'banned'
 
 export type CreateOrderResult =
   | { ok: true; order: Order; tariff: TariffConfig; closedUntil: Date | undefined }
@@ -89,6 +91,7 @@ export async function createOrder(
 
   return deps.db.transaction().execute(async (trx): Promise<CreateOrderResult> => {
     if (!(await claimUpdate(trx, desk.botId, input.updateId))) return { ok: false, code: 'duplicate' }
+    if (await isClientBanned(trx, desk.botId, input.from.id)) return { ok: false, code: 'banned' }
     const now = await dbNow(trx)
     if (slot) {
       if (slot.getTime() <= now.getTime()) return { ok: false, code: 'slot-started' }

@@ -1,5 +1,6 @@
 import { sql } from 'kysely'
 import type { DeskRuntime } from '../config/load'
+import { isClientBanned } from '../consultations/desk.service'
 import type { Deps } from '../deps'
 import { type CapacityAccount, capacityAccountId, releaseHold, reservePlace } from '../orders/capacity'
 import { canTransition, InvalidTransitionError } from '../orders/order-state'
@@ -30,6 +31,7 @@ export type PreCheckoutRefusal =
   | 'tariff-unavailable'
   | 'slot-started'
   | 'capacity-full'
+  | 'banned'
   | 'unavailable'
 
 export type PreCheckoutDecision =
@@ -92,6 +94,8 @@ export async function decidePreCheckout(
       ...(params ? { params } : {}),
     })
     if (order.user_id !== q.fromId) return refuse('order-foreign')
+    // An invoice issued before the client was banned must not go through either.
+    if (await isClientBanned(trx, desk.botId, q.fromId)) return refuse('banned')
     if (q.currency !== XTR) return refuse('wrong-currency', { currency: q.currency })
     if (q.totalAmount !== order.price_stars)
       return refuse('wrong-amount', { amount: q.totalAmount, price: order.price_stars })

@@ -70,6 +70,27 @@ describe('pre-checkout refusals', () => {
     await heldNothing(order.orderId, 'created')
   })
 
+  it('a client banned after the invoice was sent, and a banned client choosing a tariff', async () => {
+    const carol = w.tg.user({ language_code: 'en' })
+    const hers = await buy(w, carol, 'quick')
+    await w.deps.db
+      .updateTable('client')
+      .set({ banned_at: new Date(), banned_by: w.admin.id })
+      .where('user_id', '=', carol.id)
+      .execute()
+    const a = await preCheckout(w, carol, { payload: hers.payload, amount: hers.amount })
+    expect(a).toEqual(
+      expect.objectContaining({ ok: false, error_message: expect.stringMatching(/not available/) }),
+    )
+    await heldNothing(hers.orderId, 'created')
+
+    const since = w.tg.mark()
+    await w.tg.push(TEST_BOT_ID, w.tg.callback(carol, `tf:buy:quick:${termsHash(w.t.desk.terms.version)}`))
+    const alert = await w.tg.waitFor('answerCallbackQuery', { show_alert: true }, { since })
+    expect((alert.payload as { text: string }).text).toMatch(/not available for this account/)
+    expect(w.tg.callsTo('sendInvoice', { chat_id: carol.id }, { since })).toHaveLength(0)
+  })
+
   it("another client's order", async () => {
     const bob = w.tg.user({ language_code: 'ru' })
     const a = await preCheckout(w, bob, { payload: order.payload, amount: order.amount })

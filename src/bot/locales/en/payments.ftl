@@ -32,6 +32,7 @@ order-refused-terms-changed = The terms have changed since this message. Please 
 order-refused-slot-required = Please choose a start time first.
 order-refused-slot-unknown = This start time is not offered any more. Please choose again.
 order-refused-slot-started = This start time has already begun. Please choose a later one.
+order-refused-banned = Purchases are not available for this account. If you think this is a mistake, write to /paysupport.
 order-refused-slot-full = This start time has just been taken. Please choose another one.
 
 precheckout-order-unknown = We cannot find this order. Please choose the tariff again with /tariffs.
@@ -44,6 +45,7 @@ precheckout-order-expired = This invoice has expired. Please open a new one with
 precheckout-tariff-unavailable = “{$title}” is no longer sold; nothing was charged. See /tariffs for what is on offer.
 precheckout-slot-started = This start time has already begun; nothing was charged. Please choose a later one with /tariffs.
 precheckout-capacity-full = All places for this start are taken right now; nothing was charged. Please try another day or start time.
+precheckout-banned = Purchases are not available for this account; nothing was charged.
 precheckout-unavailable = The desk is temporarily unavailable; nothing was charged. Please try again in a minute.
 
 consultation-activated =

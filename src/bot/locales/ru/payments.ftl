@@ -32,6 +32,7 @@ order-refused-terms-changed = Условия изменились с момен�
 order-refused-slot-required = Сначала выберите время старта.
 order-refused-slot-unknown = Это время старта больше не предлагается. Выберите заново.
 order-refused-slot-started = Это время старта уже наступило. Выберите более позднее.
+order-refused-banned = Покупки для этого аккаунта недоступны. Если это ошибка, напишите в /paysupport.
 order-refused-slot-full = Это время старта только что заняли. Выберите другое.
 
 precheckout-order-unknown = Заказ не найден. Выберите тариф заново: /tariffs.
@@ -44,6 +45,7 @@ precheckout-order-expired = Срок этого счёта истёк. Откр�
 precheckout-tariff-unavailable = «{$title}» больше не продаётся; ничего не списано. Актуальные тарифы: /tariffs.
 precheckout-slot-started = Это время старта уже наступило; ничего не списано. Выберите более позднее: /tariffs.
 precheckout-capacity-full = Все места на этот старт сейчас заняты; ничего не списано. Попробуйте другой день или время.
+precheckout-banned = Покупки для этого аккаунта недоступны; ничего не списано.
 precheckout-unavailable = Сервис временно недоступен, ничего не списано. Попробуйте через минуту.
 
 consultation-activated =
