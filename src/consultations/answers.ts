@@ -3,13 +3,12 @@ import type { DeskRuntime } from '../config/load'
 import type { Trx } from '../db/database'
 import type { Deps } from '../deps'
 import type { Outbox } from '../jobs/jobs'
-import { LedgerTx } from '../ledger/ledger.service'
 import { contentTypeOf, explicitReplyId, sameContent, storedContent } from '../routing/content'
 import { insertNote } from '../routing/delivery'
 import { findBySource, insertItem, recordEdit } from '../routing/messages.repository'
 import { wakeLane } from '../routing/routing.jobs'
-import { APPEAL_HOLD_TTL_SECONDS } from './admission'
 import { answerAppeal, clockNow, lockConsultationView, openAppeal } from './desk.repository'
+import { refreshTopic } from './desk.service'
 import { retryConflicts } from './retry'
 import { firstResponse } from './sla'
 
@@ -92,11 +91,9 @@ export async function recordStaffAnswer(
   let answered: AnsweredAppeal | null = null
   const appeal = withheld ? undefined : await openAppeal(trx, c.id)
   if (appeal) {
-    const settled = await new LedgerTx(trx, deps.config.ledger.overrunPolicy, APPEAL_HOLD_TTL_SECONDS).commit(
-      appeal.request_id,
-      1,
-      { note: `answered by ${input.staffId}` },
-    )
+    const settled = await deps.ledger
+      .in(trx)
+      .commit(appeal.request_id, 1, { note: `answered by ${input.staffId}` })
     // Committed normally; after a refund the unit may already be released: the answer counts all the same.
     const ledger = settled.ok ? settled.state : `${settled.reason}${settled.state ? `:${settled.state}` : ''}`
     const fr = firstResponse(desk, appeal, at)
@@ -107,6 +104,8 @@ export async function recordStaffAnswer(
       inTime: fr.inTime,
       ledgerOutcome: ledger,
     })
+    // A breached appeal shows 🔴 in the topic's name until it is answered: take it off now, not at the next sweep.
+    if (appeal.breached_at) await refreshTopic(trx, outbox, c, { title: true })
     answered = {
       appealId: appeal.id,
       number: appeal.number,
