@@ -22,6 +22,8 @@ export interface DeskConsultationView {
   refund_policy: 'deliver' | 'stop' | null
   sla_minutes: number
   appeals: number
+  /** AI drafts included per consultation (0 = drafting not in the tariff). */
+  drafts: number
   title: string
   tariff_code: string
   price_stars: number
@@ -32,7 +34,7 @@ export interface DeskConsultationView {
 }
 
 const VIEW_COLUMNS = sql`c.id, c.bot_id, c.user_id, c.order_id, c.state, c.starts_at, c.access_until, c.closed_at,
-  c.revoked_at, c.refund_policy, o.sla_minutes, o.appeals, o.title, o.tariff_code, o.price_stars, o.start_mode,
+  c.revoked_at, c.refund_policy, o.sla_minutes, o.appeals, o.drafts, o.title, o.tariff_code, o.price_stars, o.start_mode,
   o.slot_start, o.needs_start_date, o.lang`
 
 /** Locks a consultation by id (same order of locks as the admission: the consultation row only). */

@@ -83,17 +83,6 @@ export function draftRequestId(
 }
 
 /** The "Draft answer" button for a message in a consultation topic (e.g. a client's message copied there). */
-export function draftButtonMarkup(
-  deps: Deps,
-  desk: DeskRuntime,
-  consultationId: number,
-): InlineKeyboardMarkup {
-  return new InlineKeyboard().text(
-    deps.i18n.t(desk.defaultLanguage, 'drafting-btn-draft'),
-    `dr:new:${consultationId}`,
-  )
-}
-
 // ---------------------------------------------------------------------------------------------------------------
 // Admission
 

@@ -14,6 +14,8 @@ import {
   setDeskFlags,
 } from '../consultations/desk.repository'
 import type { Deps } from '../deps'
+import { draftButtonMarkup } from '../drafting/draft-button'
+import { deskDrafting } from '../drafting/drafting.config'
 import { errorSummary } from '../jobs/jobs'
 import { notify } from '../telegram/notify'
 import {
@@ -397,9 +399,11 @@ class LaneRun {
     const threadOpt = thread !== undefined ? { message_thread_id: thread } : {}
     if (batch.length === 1) {
       const reply = await this.replyTo(head, chat)
+      const markup = this.draftButton(head, thread)
       const r = await this.api.copyMessage(chat, from, head.message_id!, {
         ...threadOpt,
         ...(reply ? { reply_parameters: reply } : {}),
+        ...(markup ? { reply_markup: markup } : {}),
       })
       await markSent(this.db, head.id, {
         chatId: chat,
@@ -422,6 +426,13 @@ class LaneRun {
         version: item.version,
       })
     }
+  }
+
+  /** "Draft answer" on a client's message in the topic, when the tariff includes drafts and the desk drafts. */
+  private draftButton(item: Item, thread: number | undefined): InlineKeyboardMarkup | undefined {
+    if (thread === undefined || item.direction !== 'in' || this.v.drafts <= 0) return undefined
+    if (!deskDrafting(this.deps.config.llm, this.desk).enabled) return undefined
+    return draftButtonMarkup(this.deps, this.desk, this.v.id)
   }
 
   /** The reply-to in the target chat: the copy (or original) of what the source replied to. */

@@ -275,6 +275,23 @@ describe('drafting: /draft, buttons, edit', () => {
     expect((await checkInvariants(w.deps.db)).violations).toEqual([])
   })
 
+  it('the client’s message in the topic carries "Draft answer"; pressing it drafts for the open question', async () => {
+    const { consultationId, thread } = await consultationWithQuestion(w, 'Why is my webhook called twice?')
+    const copy = await w.tg.waitForSent(
+      STAFF_CHAT_ID,
+      (m) =>
+        m.method === 'copyMessage' &&
+        (m.reply_markup?.inline_keyboard ?? []).some((row: { callback_data?: string }[]) =>
+          row.some((b) => b.callback_data === `dr:new:${consultationId}`),
+        ),
+      { threadId: thread },
+    )
+    await press(w, w.expert, `dr:new:${consultationId}`, copy)
+    const [d] = await firstDraft(w, consultationId)
+    expect(d!.source).toBe('button')
+    await draftIn(w, d!.id, ['ready'])
+  })
+
   it('refusals are specific: not included in the tariff, model not allowed', async () => {
     const { thread } = await consultationWithQuestion(w, 'Question on a tariff without drafts', {
       tariff: 'later',
