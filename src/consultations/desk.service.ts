@@ -61,34 +61,39 @@ export async function isClientBanned(q: Db | Trx, botId: number, userId: number)
 // -------------------------------------------------------------------------------------------------------------
 // Writing into a topic
 
+/** A locale key with parameters, queued once per dedupe key on one of the consultation's two delivery lanes. */
+export interface DeskNote {
+  consultationId: number
+  botId: number
+  key: string
+  params?: Record<string, string | number>
+  dedupeKey: string
+}
+
+async function postNote(
+  trx: Trx,
+  outbox: Outbox,
+  direction: 'in' | 'out',
+  n: DeskNote,
+  markup?: InlineKeyboardMarkup,
+): Promise<boolean> {
+  const consultation = { id: n.consultationId, bot_id: n.botId }
+  const added = await insertNote(trx, consultation, direction, n.key, n.params ?? {}, n.dedupeKey, markup)
+  if (added) await wakeLane(outbox, n.consultationId, direction)
+  return added
+}
+
 /**
  * Posts a text into the consultation's topic, after everything already queued there, once per dedupe key (e.g.
  * `sla:reminder:<appeal id>`). It survives the topic being deleted (it goes to the recreated one). `key` is a
  * locale key rendered in the desk's language when sent; `markup` an optional inline keyboard.
  */
-export async function postToTopic(
+export function postToTopic(
   trx: Trx,
   outbox: Outbox,
-  n: {
-    consultationId: number
-    botId: number
-    key: string
-    params?: Record<string, string | number>
-    dedupeKey: string
-    markup?: InlineKeyboardMarkup
-  },
+  n: DeskNote & { markup?: InlineKeyboardMarkup },
 ): Promise<boolean> {
-  const added = await insertNote(
-    trx,
-    { id: n.consultationId, bot_id: n.botId },
-    'in',
-    n.key,
-    n.params ?? {},
-    n.dedupeKey,
-    n.markup,
-  )
-  if (added) await wakeLane(outbox, n.consultationId, 'in')
-  return added
+  return postNote(trx, outbox, 'in', n, n.markup)
 }
 
 /**
@@ -97,27 +102,8 @@ export async function postToTopic(
  * is touched). A 403 parks it with the rest until the client writes again. For texts that need no ordering, the
  * notify outbox (src/telegram/notify.ts) is simpler.
  */
-export async function postToClient(
-  trx: Trx,
-  outbox: Outbox,
-  n: {
-    consultationId: number
-    botId: number
-    key: string
-    params?: Record<string, string | number>
-    dedupeKey: string
-  },
-): Promise<boolean> {
-  const added = await insertNote(
-    trx,
-    { id: n.consultationId, bot_id: n.botId },
-    'out',
-    n.key,
-    n.params ?? {},
-    n.dedupeKey,
-  )
-  if (added) await wakeLane(outbox, n.consultationId, 'out')
-  return added
+export function postToClient(trx: Trx, outbox: Outbox, n: DeskNote): Promise<boolean> {
+  return postNote(trx, outbox, 'out', n)
 }
 
 /**
