@@ -66,30 +66,13 @@ export function replaceActiveRoute(trx: Trx, consultationId: number, reason: str
     .executeTakeFirst()
 }
 
-export async function setCardMessage(q: Q, r: Route, messageId: number): Promise<void> {
-  await q
-    .updateTable('desk_route')
-    .set({ card_message_id: messageId })
-    .where('bot_id', '=', r.bot_id)
-    .where('support_chat_id', '=', r.support_chat_id)
-    .where('message_thread_id', '=', r.message_thread_id)
-    .execute()
-}
+/** What a lane records about a topic after Telegram answered: the pinned card, the summary, the current name. */
+export type RoutePatch = Partial<{ card_message_id: number; summary_pending: boolean; topic_name: string }>
 
-export async function setSummaryPosted(q: Q, r: Route): Promise<void> {
+export async function updateRoute(q: Q, r: Route, patch: RoutePatch): Promise<void> {
   await q
     .updateTable('desk_route')
-    .set({ summary_pending: false })
-    .where('bot_id', '=', r.bot_id)
-    .where('support_chat_id', '=', r.support_chat_id)
-    .where('message_thread_id', '=', r.message_thread_id)
-    .execute()
-}
-
-export async function setTopicName(q: Q, r: Route, name: string): Promise<void> {
-  await q
-    .updateTable('desk_route')
-    .set({ topic_name: name })
+    .set(patch)
     .where('bot_id', '=', r.bot_id)
     .where('support_chat_id', '=', r.support_chat_id)
     .where('message_thread_id', '=', r.message_thread_id)

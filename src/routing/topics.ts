@@ -17,15 +17,7 @@ import { listUserPayments } from '../orders/orders.repository'
 import { formatInstant } from '../payments/format'
 import { preview } from './content'
 import { conversation } from './messages.repository'
-import {
-  activeRoute,
-  insertRoute,
-  type Route,
-  replaceActiveRoute,
-  setCardMessage,
-  setSummaryPosted,
-  setTopicName,
-} from './routes.repository'
+import { activeRoute, insertRoute, type Route, replaceActiveRoute, updateRoute } from './routes.repository'
 
 /**
  * A consultation's forum topic: its name, the pinned client card, creation, and recreation when the topic is gone.
@@ -219,7 +211,7 @@ export async function postCard(deps: Deps, desk: DeskRuntime, api: Api, route: R
     message_thread_id: route.message_thread_id,
     link_preview_options: { is_disabled: true },
   })
-  await setCardMessage(deps.db, route, m.message_id)
+  await updateRoute(deps.db, route, { card_message_id: m.message_id })
   route.card_message_id = m.message_id
   try {
     await api.pinChatMessage(desk.staffChatId, m.message_id, { disable_notification: true })
@@ -240,7 +232,7 @@ export async function postSummary(deps: Deps, desk: DeskRuntime, api: Api, route
     message_thread_id: route.message_thread_id,
     link_preview_options: { is_disabled: true },
   })
-  await setSummaryPosted(deps.db, route)
+  await updateRoute(deps.db, route, { summary_pending: false })
   route.summary_pending = false
 }
 
@@ -283,7 +275,7 @@ export async function refreshTitle(deps: Deps, desk: DeskRuntime, api: Api, rout
   } catch (err) {
     if (!/TOPIC_NOT_MODIFIED/i.test((err as { description?: string }).description ?? '')) throw err
   }
-  await setTopicName(deps.db, route, name)
+  await updateRoute(deps.db, route, { topic_name: name })
   route.topic_name = name
 }
 
