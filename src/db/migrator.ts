@@ -1,9 +1,21 @@
+import { existsSync } from 'node:fs'
 import { readdir } from 'node:fs/promises'
 import path from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { type Kysely, type Migration, type MigrationProvider, Migrator } from 'kysely'
 
-export const MIGRATIONS_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../migrations')
+const HERE = path.dirname(fileURLToPath(import.meta.url))
+
+/**
+ * Source layout (tsx, vitest): src/db/ -> ../../migrations, the .ts files. Built layout (`npm run build`, one bundle
+ * in dist/): dist/migrations, the same files compiled to .js.
+ */
+export const MIGRATIONS_DIR = existsSync(path.join(HERE, 'migrations'))
+  ? path.join(HERE, 'migrations')
+  : path.resolve(HERE, '../../migrations')
+
+/** A migration's name is its file name without the extension, so the .ts and the built .js files share history. */
+const MIGRATION_FILE = /^(\d{4}-\d{2}-\d{2}.*)\.(ts|js)$/
 
 /**
  * Kysely's FileMigrationProvider builds import paths that vitest cannot load (.ts through node:path joins), so this
@@ -12,10 +24,10 @@ export const MIGRATIONS_DIR = path.resolve(path.dirname(fileURLToPath(import.met
 export class DirectoryMigrationProvider implements MigrationProvider {
   constructor(private readonly dir = MIGRATIONS_DIR) {}
   async getMigrations(): Promise<Record<string, Migration>> {
-    const files = (await readdir(this.dir)).filter((f) => /^\d{4}-\d{2}-\d{2}.*\.ts$/.test(f)).sort()
+    const files = (await readdir(this.dir)).filter((f) => MIGRATION_FILE.test(f)).sort()
     const out: Record<string, Migration> = {}
     for (const f of files)
-      out[f.replace(/\.ts$/, '')] = await import(pathToFileURL(path.join(this.dir, f)).href)
+      out[f.match(MIGRATION_FILE)![1]!] = await import(pathToFileURL(path.join(this.dir, f)).href)
     return out
   }
 }

@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from 'node:child_process'
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process'
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
@@ -7,16 +7,18 @@ import { TEST_BOT_ID, TEST_CONFIG, TEST_TOKEN } from '../support/app'
 import { type BotApiStandIn, startBotApi } from '../support/bot-api'
 
 /**
- * The app as `npm start` runs it: the same entry (src/main.ts through tsx), a real config file, and — with no
- * DATABASE_URL — the embedded PostgreSQL, which must be gone after SIGTERM.
+ * The app as `npm start` runs it: the built bundle (`npm run build`, then node dist/main.js), a real config file,
+ * and — with no DATABASE_URL — the embedded PostgreSQL, which must be gone after SIGTERM.
  */
-const TSX = path.resolve('node_modules/.bin/tsx')
+beforeAll(() => {
+  execFileSync('npm', ['run', 'build', '--silent'], { stdio: 'inherit' })
+})
 
 function start(env: Record<string, string | undefined>): { child: ChildProcess; output: () => string } {
   const clean = { ...process.env }
   delete clean.DATABASE_URL
   delete clean.BOT_TOKEN
-  const child = spawn(TSX, ['src/main.ts'], {
+  const child = spawn(process.execPath, ['--enable-source-maps', 'dist/main.js'], {
     env: { ...clean, LOG_LEVEL: 'info', NODE_ENV: 'production', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
