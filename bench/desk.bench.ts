@@ -1,8 +1,8 @@
 /**
  * npm run bench:desk — client messages through the whole bot against the same admission written with plain pg.
  *
- * The app runs as its own process (`src/main.ts --role=bot`, as `npm run bot` would: polling, embedded in nothing,
- * no workers, so what is measured is admission up to the copy job being written) against the Bot API stand-in
+ * The app runs as its own process (the built bundle `dist/main.js --role=bot`, as `npm run bot` runs it: polling,
+ * embedded in nothing, no workers, so what is measured is admission up to the copy job being written) against the Bot API stand-in
  * (test/support/bot-api.ts, in this process) and PostgreSQL (embedded unless DATABASE_URL is set).
  *
  * 1,000 active consultations (made active by the real activation: window, ledger grants). Each client first sends
@@ -21,7 +21,7 @@
  *
  * BENCH_CONSULTATIONS (default 1000), BENCH_MESSAGES (per client after the first, default 20), BENCH_WINDOW (64).
  */
-import { type ChildProcess, spawn } from 'node:child_process'
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process'
 import { randomBytes, randomUUID } from 'node:crypto'
 import { readFile } from 'node:fs/promises'
 import { createRequire } from 'node:module'
@@ -199,7 +199,8 @@ async function main() {
 
     // The app, as its own process.
     const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean)
-    child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', 'src/main.ts', '--role=bot'], {
+    execFileSync('npm', ['run', 'build', '--silent'], { cwd: ROOT, stdio: 'inherit' })
+    child = spawn(process.execPath, [...nodeArgs, '--enable-source-maps', 'dist/main.js', '--role=bot'], {
       cwd: ROOT,
       env: {
         ...process.env,
