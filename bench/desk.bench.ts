@@ -41,6 +41,7 @@ import { QUEUES } from '../src/jobs/queues'
 import { quietLogger } from '../src/log'
 import { findTariff, snapshotTariff } from '../src/orders/tariffs'
 import { type BotApiStandIn, startBotApi } from '../test/support/bot-api'
+import { scriptNodeArgs } from '../test/support/scripts'
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 const CONSULTATIONS = Number(process.env.BENCH_CONSULTATIONS ?? 1000)
@@ -200,7 +201,7 @@ async function main() {
     // The app, as its own process.
     const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean)
     execFileSync('npm', ['run', 'build', '--silent'], { cwd: ROOT, stdio: 'inherit' })
-    child = spawn(process.execPath, [...nodeArgs, '--enable-source-maps', 'dist/main.js', '--role=bot'], {
+    child = spawn(process.execPath, [...nodeArgs, ...scriptNodeArgs('bot')], {
       cwd: ROOT,
       env: {
         ...process.env,

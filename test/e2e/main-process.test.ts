@@ -5,6 +5,7 @@ import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { TEST_BOT_ID, TEST_CONFIG, TEST_TOKEN } from '../support/app'
 import { type BotApiStandIn, startBotApi } from '../support/bot-api'
+import { scriptNodeArgs } from '../support/scripts'
 
 /**
  * The app as `npm start` runs it: the built bundle (`npm run build`, then node dist/main.js), a real config file,
@@ -18,7 +19,7 @@ function start(env: Record<string, string | undefined>): { child: ChildProcess; 
   const clean = { ...process.env }
   delete clean.DATABASE_URL
   delete clean.BOT_TOKEN
-  const child = spawn(process.execPath, ['--enable-source-maps', 'dist/main.js'], {
+  const child = spawn(process.execPath, scriptNodeArgs('start'), {
     env: { ...clean, LOG_LEVEL: 'info', NODE_ENV: 'production', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
