@@ -43,6 +43,11 @@ function localDay(zone: string, at: Date): { start: number; end: number; iso: st
   return d
 }
 
+/** The desk-local calendar day containing `at`: its start and end instants and its ISO date. */
+export function deskDay(desk: DeskRuntime, at: Date): { start: number; end: number; iso: string } {
+  return localDay(desk.schedule.timezone, at)
+}
+
 export function dayAccount(
   desk: DeskRuntime,
   tariffCode: string,

@@ -1,8 +1,14 @@
-import { sql } from 'kysely'
+import { CompiledQuery, sql } from 'kysely'
 import type { DeskRuntime } from '../config/load'
 import { isClientBanned } from '../consultations/desk.service'
 import type { Deps } from '../deps'
-import { type CapacityAccount, capacityAccountId, releaseHold, reservePlace } from '../orders/capacity'
+import {
+  type CapacityAccount,
+  capacityAccountId,
+  deskDay,
+  releaseHold,
+  reservePlace,
+} from '../orders/capacity'
 import { canTransition, InvalidTransitionError } from '../orders/order-state'
 import { setHold } from '../orders/orders.repository'
 import { accountForOrder, UNPAID_ORDER_TTL_HOURS } from '../orders/orders.service'
@@ -60,7 +66,124 @@ class NeedsGrant extends Error {
   }
 }
 
+/**
+ * The decision, in one round trip in the common case: `pre_checkout_hold` (migration 2026-11-30T0710) runs the
+ * checks and the hold below as one statement. What it leaves to the full path (the first pre-checkout of a day or
+ * slot, whose account must be opened first; the database clock on another desk-local day than ours) it returns
+ * having changed nothing, and the full path decides.
+ */
 export async function decidePreCheckout(
+  deps: Deps,
+  desk: DeskRuntime,
+  q: PreCheckoutInput,
+): Promise<PreCheckoutDecision> {
+  const orderId = parseOrderPayload(q.payload)
+  if (orderId === undefined) return { ok: false, code: 'order-unknown' }
+  const fast = await decideInOneStatement(deps, desk, q, orderId)
+  return fast ?? decidePreCheckoutInTransaction(deps, desk, q)
+}
+
+/** A PostgreSQL array literal of strings ({"a","b"}), quoted and escaped. */
+function textArray(items: readonly string[]): string {
+  return `{${items.map((x) => `"${x.replace(/["\\]/g, '\\$&')}"`).join(',')}}`
+}
+
+/** The desk-local day as the statement's parameters (ISO date, start, end), remembered for the day. */
+let lastDayArgs: { start: number; end: number; args: [string, string, string] } | undefined
+function dayArgs(desk: DeskRuntime, at: Date): [string, string, string] {
+  const day = deskDay(desk, at)
+  if (lastDayArgs?.start !== day.start || lastDayArgs.end !== day.end)
+    lastDayArgs = {
+      start: day.start,
+      end: day.end,
+      args: [day.iso, new Date(day.start).toISOString(), new Date(day.end).toISOString()],
+    }
+  return lastDayArgs.args
+}
+
+const CAN_RESERVE = canTransition('created', 'reserved')
+
+const HOLD_SQL = `select o_outcome, o_code, o_hold_until, o_title, o_price, o_capacity from pre_checkout_hold(
+  $1::bigint, $2::bigint, $3::bigint, $4::text, $5::integer, $6::text, $7::text[], $8::integer[], $9::integer[],
+  $10::text, $11::timestamptz, $12::timestamptz, $13::double precision, $14::integer, $15::boolean)`
+
+interface HoldRow {
+  o_outcome: 'ok' | 'refused' | 'retry'
+  o_code: PreCheckoutRefusal | null
+  o_hold_until: Date | null
+  o_title: string | null
+  o_price: number | null
+  o_capacity: number | null
+}
+
+async function decideInOneStatement(
+  deps: Deps,
+  desk: DeskRuntime,
+  q: PreCheckoutInput,
+  orderId: number,
+): Promise<PreCheckoutDecision | undefined> {
+  // Tariffs are read from config on every call (tests and a reload edit them in place); a handful of strings.
+  const tariffs = desk.tariffs
+  const [dayIso, dayStart, dayEnd] = dayArgs(desk, new Date())
+  let row: HoldRow
+  try {
+    // A precompiled statement with its parameters as text: no query building on the hot path.
+    const r = await deps.db.executeQuery<HoldRow>(
+      CompiledQuery.raw(HOLD_SQL, [
+        desk.botId,
+        orderId,
+        q.fromId,
+        q.currency,
+        q.totalAmount,
+        q.queryId,
+        textArray(tariffs.map((t) => t.code)),
+        `{${tariffs.map((t) => t.dailyCapacity).join(',')}}`,
+        `{${tariffs.map((t) => t.slotCapacity).join(',')}}`,
+        dayIso,
+        dayStart,
+        dayEnd,
+        desk.holdMinutes * 60,
+        UNPAID_ORDER_TTL_HOURS,
+        CAN_RESERVE,
+      ]),
+    )
+    row = r.rows[0]!
+  } catch (e) {
+    const code = (e as { code?: string }).code
+    // No place left: the statement rolled back (the order's move included), as the full path's transaction does.
+    if (code === 'PC002') {
+      const capacity = (e as { detail?: string }).detail
+      return {
+        ok: false,
+        code: 'capacity-full',
+        orderId,
+        ...(capacity ? { params: { capacity: Number(capacity) } } : {}),
+      }
+    }
+    // The account must be opened or topped up first: the full path does that and decides.
+    if (code === 'PC001') return undefined
+    throw e
+  }
+  if (row.o_outcome === 'retry') return undefined
+  if (row.o_outcome === 'ok') return { ok: true, orderId, holdUntil: row.o_hold_until }
+  const code = row.o_code!
+  if (code === 'order-unknown') return { ok: false, code }
+  const params: Record<string, string | number> | undefined =
+    code === 'wrong-currency'
+      ? { currency: q.currency }
+      : code === 'wrong-amount'
+        ? { amount: q.totalAmount, price: row.o_price! }
+        : code === 'tariff-unavailable'
+          ? { title: row.o_title! }
+          : undefined
+  return { ok: false, code, orderId, ...(params ? { params } : {}) }
+}
+
+/**
+ * The full path: one short transaction, statement by statement. Used when the one-statement path hands over, and
+ * kept as the reference the statement follows rule by rule.
+ */
+export async function decidePreCheckoutInTransaction(
   deps: Deps,
   desk: DeskRuntime,
   q: PreCheckoutInput,
@@ -146,6 +269,6 @@ export async function decidePreCheckout(
     if (!(e instanceof NeedsGrant) || retried) throw e
     // The first pre-checkout of a day or slot (or after a capacity raise): open the account, then decide again.
     await deps.db.transaction().execute((trx) => capacityAccountId(trx, desk.botId, e.account))
-    return decidePreCheckout(deps, desk, q, true)
+    return decidePreCheckoutInTransaction(deps, desk, q, true)
   })
 }
