@@ -11,7 +11,7 @@ import type { BotContext } from './context'
 import { adminPaymentsFeature } from './features/admin-payments'
 import { deskFeature } from './features/desk'
 import { draftingFeature } from './features/drafting'
-import { paymentsFeature } from './features/payments'
+import { answerPreCheckout, paymentsFeature } from './features/payments'
 import { paysupportFeature } from './features/paysupport'
 import { reportFeature } from './features/report'
 import { staffFeature } from './features/staff'
@@ -48,7 +48,7 @@ function features(): Composer<BotContext>[] {
 
 /**
  * Updates of one chat are handled in order; a pre-checkout query has no chat and must be answered within 10 s, so
- * it never waits behind a chat's other updates.
+ * it never waits behind a chat's other updates (it is answered before this queue; see createBot).
  */
 export function sequentialKey(ctx: BotContext): string | undefined {
   if (ctx.preCheckoutQuery) return undefined
@@ -57,7 +57,12 @@ export function sequentialKey(ctx: BotContext): string | undefined {
 
 export function createBot(deps: Deps, desk: DeskRuntime, botInfo?: UserFromGetMe): Bot<BotContext> {
   const bot = new Bot<BotContext>(desk.token, {
-    client: { apiRoot: deps.config.secrets.telegramApiRoot },
+    client: {
+      apiRoot: deps.config.secrets.telegramApiRoot,
+      // On a webhook, the answer to a pre-checkout query rides back in the webhook response (Telegram executes a
+      // method call found there): no request of its own. Nothing else does: other calls need their results.
+      canUseWebhookReply: (method) => method === 'answerPreCheckoutQuery',
+    },
     ...(botInfo ? { botInfo } : {}),
   })
   installTransformers(bot.api)
@@ -67,6 +72,9 @@ export function createBot(deps: Deps, desk: DeskRuntime, botInfo?: UserFromGetMe
     ctx.desk = desk
     ctx.log = deps.log.child({ desk: desk.slug, update_id: ctx.update.update_id })
     ctx.lang = supportedLanguage(ctx.from?.language_code) ?? desk.defaultLanguage
+    // A pre-checkout query needs nothing below (per-chat queue, i18n negotiation, conversation storage) and must
+    // be answered within 10 s: it is answered here.
+    if (ctx.update.pre_checkout_query) return answerPreCheckout(ctx)
     await next()
   })
   bot.use(sequentialize(sequentialKey))

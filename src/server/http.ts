@@ -13,9 +13,9 @@ export function createHttpServer(
   webhooks: Map<string, RouteHandler>,
 ): Server {
   return createServer(async (req, res) => {
-    const url = new URL(req.url ?? '/', 'http://localhost')
+    const pathname = pathOf(req.url)
     try {
-      if (req.method === 'GET' && url.pathname === '/health') {
+      if (req.method === 'GET' && pathname === '/health') {
         const [db, jobs] = await Promise.all([
           sql`select 1`.execute(deps.db).then(
             () => true,
@@ -31,7 +31,7 @@ export function createHttpServer(
         res.end(JSON.stringify({ ok, database: db, jobs }))
         return
       }
-      const m = /^\/telegram\/([a-z0-9-]+)$/.exec(url.pathname)
+      const m = /^\/telegram\/([a-z0-9-]+)$/.exec(pathname)
       const hook = m && webhooks.get(m[1]!)
       if (req.method === 'POST' && hook) return await hook(req, res)
       res.writeHead(404).end()
@@ -40,6 +40,20 @@ export function createHttpServer(
       res.end()
     }
   })
+}
+
+/**
+ * The path of a request target: a plain origin form ("/telegram/main") without building a URL; anything URL would
+ * normalize (escapes, dot segments, double slashes, fragments, absolute form) through URL.
+ */
+const PLAIN_PATH = /^\/(?:[A-Za-z0-9_-]+\/)*[A-Za-z0-9_-]*(?:\?|$)/
+function pathOf(target: string | undefined): string {
+  if (!target) return '/'
+  if (PLAIN_PATH.test(target)) {
+    const q = target.indexOf('?')
+    return q < 0 ? target : target.slice(0, q)
+  }
+  return new URL(target, 'http://localhost').pathname
 }
 
 export function listen(server: Server, port: number, host: string): Promise<number> {

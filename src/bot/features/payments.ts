@@ -13,8 +13,8 @@ import type { BotContext } from '../context'
 /**
  * Payment updates and the buttons that follow a payment.
  *
- * - pre_checkout_query: one short transaction (checks + capacity hold), then answerPreCheckoutQuery. It bypasses
- *   the per-chat queue (see sequentialKey), so it never waits behind a chat's other updates.
+ * - pre_checkout_query: one statement (checks + capacity hold), then answerPreCheckoutQuery (answerPreCheckout,
+ *   run by bot.ts ahead of the per-chat queue and the other middleware, so it never waits behind a chat's updates).
  * - successful_payment / refunded_payment: one transaction each, idempotent by the charge id; every message to the
  *   client leaves through the outbox.
  * - ord:start:<order> (Start, on_request), ord:opts:<order> and ord:at:<order>:<epoch s> (a start for an order
@@ -22,11 +22,19 @@ import type { BotContext } from '../context'
  */
 export const paymentsFeature = new Composer<BotContext>()
 
-paymentsFeature.on('pre_checkout_query', async (ctx) => {
-  const q = ctx.preCheckoutQuery
+/**
+ * Answers a pre_checkout_query. bot.ts runs this before the rest of the middleware (the per-chat queue, i18n,
+ * conversations and their storage reads): a pre-checkout needs none of it, and Telegram waits at most 10 seconds.
+ * The answer goes back in the webhook response when the bot runs on a webhook (saving a request to Telegram per
+ * query), over HTTP otherwise. A redelivered query gets the same answer (the hold is keyed by the order and the
+ * query), so a lost answer costs nothing but a second decision.
+ */
+export async function answerPreCheckout(ctx: BotContext): Promise<void> {
+  const q = ctx.preCheckoutQuery!
+  const { deps, desk } = ctx
   let decision: Awaited<ReturnType<typeof decidePreCheckout>>
   try {
-    decision = await decidePreCheckout(ctx.deps, ctx.desk, {
+    decision = await decidePreCheckout(deps, desk, {
       queryId: q.id,
       fromId: q.from.id,
       currency: q.currency,
@@ -44,9 +52,9 @@ paymentsFeature.on('pre_checkout_query', async (ctx) => {
   }
   ctx.log.info({ code: decision.code, order: decision.orderId }, 'pre-checkout refused')
   await ctx.answerPreCheckoutQuery(false, {
-    error_message: ctx.t(`precheckout-${decision.code}`, decision.params ?? {}),
+    error_message: deps.i18n.t(ctx.lang, `precheckout-${decision.code}`, decision.params ?? {}),
   })
-})
+}
 
 const priv = paymentsFeature.chatType('private')
 
