@@ -26,7 +26,16 @@
  *   `pollConflict: 'reject-newer'` to reject the newcomer instead.
  */
 import { EventEmitter } from 'node:events'
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
+import {
+  type ClientRequest,
+  createServer,
+  Agent as HttpAgent,
+  request as httpRequest,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from 'node:http'
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https'
 import type { AddressInfo } from 'node:net'
 import type {
   BotCommand,
@@ -1225,6 +1234,9 @@ export class BotApiStandIn {
   private readonly timers = new Set<ReturnType<typeof setTimeout>>()
   private readonly closeListeners = new Set<(e: Error) => void>()
   private readonly handlers = new Map<string, Handler>()
+  /** Webhook connections, kept open between updates. */
+  private readonly httpAgent = new HttpAgent({ keepAlive: true })
+  private readonly httpsAgent = new HttpsAgent({ keepAlive: true })
 
   /** Use `startBotApi()`. */
   constructor(server: Server, root: string, opts: StartOptions) {
@@ -1280,10 +1292,24 @@ export class BotApiStandIn {
     const timeoutMs = opts.timeoutMs ?? this.opts.defaultWaitTimeoutMs
     const failure = new Error('waitFor') // created here so the stack points at the test
     const collect = () => this.callsTo(method, filter, opts).slice(0, n)
+    // Each call is announced when its answer is decided (a delayed one also when it arrives). Rather than scan every
+    // recorded call on every announcement, the announced call alone is counted, and the full scan runs only once
+    // enough have matched. getUpdates is settled after its announcement, so waits on it always scan.
+    const methods = Array.isArray(method) ? method : [method]
+    const incremental = !methods.some((m) => m === '*' || lc(m) === 'getupdates')
+    const counted = new Set<number>()
     return this.waitUntil(
-      () => {
+      (call) => {
+        if (call && incremental) {
+          if (counted.has(call.seq) || !this.callMatches(call, method, filter, opts)) return undefined
+          counted.add(call.seq)
+          if (counted.size < n) return undefined
+        }
         const found = collect()
-        return found.length >= n ? found : undefined
+        if (found.length >= n) return found
+        counted.clear()
+        for (const c of found) counted.add(c.seq)
+        return undefined
       },
       timeoutMs,
       () => {
@@ -1569,25 +1595,58 @@ export class BotApiStandIn {
     return this.deliver(b, u)
   }
 
-  /** POST any update to any URL (negative webhook tests: wrong secret, garbage). */
-  async postUpdate(
+  /**
+   * POST any update to any URL (negative webhook tests: wrong secret, garbage). Over node:http with a keep-alive
+   * agent of this stand-in (as Telegram keeps its webhook connections open): one write and one read per update,
+   * no per-request stream and abort-signal machinery.
+   */
+  postUpdate(
     url: string,
     update: unknown,
     opts: { secret?: string; timeoutMs?: number } = {},
   ): Promise<WebhookPostResult> {
-    const headers: Record<string, string> = { 'content-type': 'application/json' }
-    if (opts.secret !== undefined) headers['X-Telegram-Bot-Api-Secret-Token'] = opts.secret
-    try {
-      const res = await fetch(url, {
-        method: 'POST',
-        headers,
-        body: typeof update === 'string' ? update : JSON.stringify(update),
-        signal: AbortSignal.timeout(opts.timeoutMs ?? 60_000),
-      })
-      return { status: res.status, body: await res.text() }
-    } catch (e) {
-      return { status: 0, body: String((e as Error)?.message ?? e) }
+    const body = Buffer.from(typeof update === 'string' ? update : JSON.stringify(update), 'utf8')
+    const headers: Record<string, string | number> = {
+      'content-type': 'application/json',
+      'content-length': body.length,
     }
+    if (opts.secret !== undefined) headers['X-Telegram-Bot-Api-Secret-Token'] = opts.secret
+    return new Promise<WebhookPostResult>((resolve) => {
+      let settled = false
+      const done = (r: WebhookPostResult) => {
+        if (settled) return
+        settled = true
+        resolve(r)
+      }
+      let req: ClientRequest
+      try {
+        const target = new URL(url)
+        const secure = target.protocol === 'https:'
+        req = (secure ? httpsRequest : httpRequest)(target, {
+          method: 'POST',
+          headers,
+          agent: secure ? this.httpsAgent : this.httpAgent,
+        })
+      } catch (e) {
+        return done({ status: 0, body: String((e as Error)?.message ?? e) })
+      }
+      req.setTimeout(opts.timeoutMs ?? 60_000, () =>
+        req.destroy(new Error('The operation was aborted due to timeout')),
+      )
+      req.on('error', (e) => done({ status: 0, body: String(e?.message ?? e) }))
+      req.on('response', (res) => {
+        const chunks: Buffer[] = []
+        res.on('data', (c: Buffer) => chunks.push(c))
+        res.on('end', () =>
+          done({
+            status: res.statusCode ?? 0,
+            body: chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8'),
+          }),
+        )
+        res.on('error', (e) => done({ status: 0, body: String(e?.message ?? e) }))
+      })
+      req.end(body)
+    })
   }
 
   // ─────────── update builders ───────────
@@ -1847,6 +1906,9 @@ export class BotApiStandIn {
     this.timers.clear()
     const e = new Error('Bot API stand-in closed')
     for (const l of [...this.closeListeners]) l(e)
+    // Idle webhook connections are closed; a POST still in flight finishes as it would have.
+    for (const agent of [this.httpAgent, this.httpsAgent])
+      for (const list of Object.values(agent.freeSockets)) for (const socket of list ?? []) socket.destroy()
     await new Promise<void>((resolve) => {
       this.server.close(() => resolve())
       this.server.closeAllConnections()
@@ -1899,7 +1961,11 @@ export class BotApiStandIn {
   private async execute(call: RecordedCall, res?: ServerResponse): Promise<void> {
     const bot = this.botState(call.botId)
     const rule = this.takeRule(call)
-    if (rule?.delayMs) await this.sleep(rule.delayMs)
+    if (rule?.delayMs) {
+      // Announced on arrival too: a wait for the call itself need not wait for its delayed answer.
+      this.events.emit('call', call)
+      await this.sleep(rule.delayMs)
+    }
     if (this.closed && res) return void res.destroy()
     let outcome: Outcome
     if (rule?.error) outcome = { ok: false, error: rule.error }
@@ -1958,7 +2024,12 @@ export class BotApiStandIn {
     return filterCall(filter, c)
   }
 
-  private waitUntil<T>(probe: () => T | undefined, timeoutMs: number, onTimeout: () => Error): Promise<T> {
+  /** Resolves with the first defined probe result: now, or after a call is announced (the probe gets that call). */
+  private waitUntil<T>(
+    probe: (call?: RecordedCall) => T | undefined,
+    timeoutMs: number,
+    onTimeout: () => Error,
+  ): Promise<T> {
     const first = probe()
     if (first !== undefined) return Promise.resolve(first)
     if (this.closed) return Promise.reject(new Error('Bot API stand-in closed'))
@@ -1968,8 +2039,8 @@ export class BotApiStandIn {
         this.events.off('call', onCall)
         this.closeListeners.delete(onClose)
       }
-      const onCall = () => {
-        const found = probe()
+      const onCall = (call: RecordedCall) => {
+        const found = probe(call)
         if (found !== undefined) {
           cleanup()
           resolve(found)
