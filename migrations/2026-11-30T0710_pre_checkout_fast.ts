@@ -10,23 +10,26 @@ import { type Kysely, sql } from 'kysely'
  *   created/reserved -> order-paid; tariff no longer in config -> tariff-unavailable; older than the unpaid TTL ->
  *   order-expired; a scheduled slot already begun -> slot-started; a hold still running -> ok (a redelivered query,
  *   or a retry after a failed payment: the same answer, no second hold); otherwise release a lapsed hold, move the
- *   order to reserved with the new hold (checked against the transition table by the caller: p_can_reserve), and
- *   reserve one place on the day's or slot's capacity account through ledger_reserve, last, so the account row is
- *   locked only until the statement commits.
+ *   order to reserved with the new hold (allowed by the transition table: the caller passes p_can_reserve), and
+ *   reserve one place on the day's or slot's capacity account through ledger_reserve, last, so that the account
+ *   row is locked only until the statement commits.
+ *
+ * The common case (a fresh order with an immediate start, every check passing) is one conditional UPDATE that
+ * locks the order and moves it; everything else reads the locked row and decides check by check.
  *
  * The caller passes what lives in config and app code: the desk's tariffs with their capacities, and the desk-local
- * day it believes it is (start, end, ISO date). Cases the full path handles are returned as `retry` having changed
- * nothing: the database clock outside that day (midnight, clock skew), a move the transition table refuses. The
- * ledger's refusals roll the whole statement back, as the full path's transaction does, by raising:
+ * day it believes it is (ISO date, start, end). What the full path handles is returned as `retry` with nothing
+ * changed: the database clock outside that day (midnight, clock skew), a move the transition table refuses. The
+ * ledger's refusals roll the whole statement back, as they roll back the full path's transaction, by raising:
  *   PC001  the capacity account does not exist yet or holds less than configured: open it (full path) and retry;
  *   PC002  no place left (DETAIL: the configured capacity when the account is full, else empty).
  *
- * The hold's request id (`hold:<order>:<query id>`), the account key and the ledger fingerprint are exactly those
- * of the full path (src/orders/capacity.ts reservePlace), so either path replays the other's decision.
- * synchronous_commit is off for this statement's transaction, as in the full path: a hold lost to a crash costs
- * nothing (successful_payment takes a free place or agrees a start), and the commit ends the account row's lock.
+ * The hold's request id (`hold:<order>:<query id>`), the account key and the ledger fingerprint are those of the
+ * full path (src/orders/capacity.ts reservePlace), so either path replays the other's decision. synchronous_commit
+ * is off for the statement's transaction, as in the full path: a hold lost to a crash costs nothing
+ * (successful_payment takes a free place or agrees a start), and the commit ends the account row's lock.
  *
- * Calls the ledger's own functions (ledger_reserve, ledger_settle); never redefines them. Frozen in time: it never
+ * Calls the ledger's own functions (ledger_reserve, ledger_settle), never redefines them. Frozen in time: it never
  * imports app code.
  */
 export async function up(db: Kysely<any>): Promise<void> {
@@ -40,88 +43,117 @@ create function pre_checkout_hold(
   out o_capacity integer)
 language plpgsql as $fn$
 declare
-  o record;
   v_now timestamptz := now();
+  o record;
   v_i integer;
   v_key text;
   v_start timestamptz;
-  v_subject text;
   v_request text;
+  v_subject text;
   r record;
   v_reason text;
   v_granted bigint;
 begin
   perform set_config('synchronous_commit', 'off', true);
-  select t.id, t.bot_id, t.user_id, t.price_stars, t.state, t.tariff_code, t.title, t.created_at, t.start_mode,
-         t.slot_start, t.window_minutes, t.hold_request_id, t.hold_expires_at
-    into o from orders t where t.id = p_order for update;
-  -- Another desk's order is as unknown to this bot as a missing one.
-  if not found or o.bot_id <> p_bot then
-    o_outcome := 'refused'; o_code := 'order-unknown';
-    return;
-  end if;
-  o_outcome := 'refused';
-  o_title := o.title;
-  o_price := o.price_stars;
-  if o.user_id <> p_user then o_code := 'order-foreign'; return; end if;
-  if coalesce((select c.banned_at is not null from client c where c.bot_id = p_bot and c.user_id = p_user), false)
-  then
-    o_code := 'banned'; return;
-  end if;
-  if p_currency <> 'XTR' then o_code := 'wrong-currency'; return; end if;
-  if p_amount <> o.price_stars then o_code := 'wrong-amount'; return; end if;
-  if o.state = 'cancelled' then o_code := 'order-cancelled'; return; end if;
-  if o.state <> 'created' and o.state <> 'reserved' then o_code := 'order-paid'; return; end if;
-  v_i := array_position(p_tariffs, o.tariff_code);
-  if v_i is null then o_code := 'tariff-unavailable'; return; end if;
-  if v_now - o.created_at > make_interval(hours => p_ttl_hours) then o_code := 'order-expired'; return; end if;
-  if o.start_mode = 'scheduled' and o.slot_start is not null and o.slot_start <= v_now then
-    o_code := 'slot-started'; return;
-  end if;
 
-  -- A redelivered query, or the client retrying after a failed payment, while the hold still runs.
-  if o.state = 'reserved' and o.hold_expires_at is not null and o.hold_expires_at > v_now then
-    o_outcome := 'ok'; o_code := null; o_hold_until := o.hold_expires_at;
-    return;
-  end if;
-
-  -- The place: the day's account (the caller's idea of the desk-local day must hold the database clock), the
-  -- slot's, or none (on_request; a scheduled order without a slot).
-  if o.start_mode = 'scheduled' then
-    if o.slot_start is not null then
-      v_key := 'slot:' || o.tariff_code || ':' || floor(extract(epoch from o.slot_start) * 1000)::bigint;
-      v_start := o.slot_start;
-      o_capacity := coalesce(p_slot[v_i], 0);
+  -- The common case in one statement: a fresh order of this payer with an immediate start, on the caller's day by
+  -- the database clock, every check below passing. The update locks the row and re-checks its conditions on the
+  -- latest version after any wait. Anything it does not take is decided check by check below, nothing changed yet.
+  if p_can_reserve and p_currency = 'XTR' and p_day_start <= v_now and v_now < p_day_end then
+    update orders t
+      set state = 'reserved', hold_request_id = 'hold:' || t.id || ':' || p_query_id,
+        hold_expires_at = v_now + make_interval(secs => p_hold_seconds),
+        capacity_key = 'day:' || t.tariff_code || ':' || p_day_iso, updated_at = now()
+      where t.id = p_order and t.bot_id = p_bot and t.user_id = p_user and t.price_stars = p_amount
+        and t.state = 'created' and t.hold_request_id is null and t.start_mode = 'immediate'
+        and t.tariff_code = any(p_tariffs) and t.created_at >= v_now - make_interval(hours => p_ttl_hours)
+        and not exists (select 1 from client c
+                        where c.bot_id = p_bot and c.user_id = p_user and c.banned_at is not null)
+      returning t.tariff_code, t.hold_request_id, t.hold_expires_at, t.capacity_key
+      into o;
+    if found then
+      v_key := o.capacity_key;
+      v_start := p_day_start;
+      v_request := o.hold_request_id;
+      o_hold_until := o.hold_expires_at;
+      o_capacity := coalesce(p_daily[array_position(p_tariffs, o.tariff_code)], 0);
     end if;
-  elsif o.start_mode <> 'on_request' then
-    if not (p_day_start <= v_now and v_now < p_day_end) then
-      o_outcome := 'retry'; o_code := null;
+  end if;
+
+  if o_hold_until is null then
+    select t.id, t.bot_id, t.user_id, t.price_stars, t.state, t.tariff_code, t.title, t.created_at, t.start_mode,
+           t.slot_start, t.window_minutes, t.hold_request_id, t.hold_expires_at
+      into o from orders t where t.id = p_order for update;
+    -- Another desk's order is as unknown to this bot as a missing one.
+    if not found or o.bot_id <> p_bot then
+      o_outcome := 'refused'; o_code := 'order-unknown';
       return;
     end if;
-    v_key := 'day:' || o.tariff_code || ':' || p_day_iso;
-    v_start := p_day_start;
-    o_capacity := coalesce(p_daily[v_i], 0);
-  end if;
-  if o.state = 'created' and not p_can_reserve then
-    o_outcome := 'retry'; o_code := null;
-    return;
-  end if;
+    o_outcome := 'refused';
+    o_title := o.title;
+    o_price := o.price_stars;
+    if o.user_id <> p_user then o_code := 'order-foreign'; return; end if;
+    if coalesce((select c.banned_at is not null from client c where c.bot_id = p_bot and c.user_id = p_user),
+                false) then
+      o_code := 'banned'; return;
+    end if;
+    if p_currency <> 'XTR' then o_code := 'wrong-currency'; return; end if;
+    if p_amount <> o.price_stars then o_code := 'wrong-amount'; return; end if;
+    if o.state = 'cancelled' then o_code := 'order-cancelled'; return; end if;
+    if o.state <> 'created' and o.state <> 'reserved' then o_code := 'order-paid'; return; end if;
+    v_i := array_position(p_tariffs, o.tariff_code);
+    if v_i is null then o_code := 'tariff-unavailable'; return; end if;
+    if v_now - o.created_at > make_interval(hours => p_ttl_hours) then o_code := 'order-expired'; return; end if;
+    if o.start_mode = 'scheduled' and o.slot_start is not null and o.slot_start <= v_now then
+      o_code := 'slot-started'; return;
+    end if;
+    o_title := null;
+    o_price := null;
 
-  o_hold_until := v_now + make_interval(secs => p_hold_seconds);
-  -- A lapsed hold the sweeper has not released yet is released here, so the order never holds two places.
-  if o.hold_request_id is not null then
-    perform ledger_settle(o.hold_request_id, 'released', null, 'allow', 'hold lapsed');
+    -- A redelivered query, or the client retrying after a failed payment, while the hold still runs.
+    if o.state = 'reserved' and o.hold_expires_at is not null and o.hold_expires_at > v_now then
+      o_outcome := 'ok'; o_hold_until := o.hold_expires_at;
+      return;
+    end if;
+
+    -- The place: the day's account (the caller's desk-local day must hold the database clock), the slot's, or none
+    -- (on_request; a scheduled order without a slot).
+    if o.start_mode = 'scheduled' then
+      if o.slot_start is not null then
+        v_key := 'slot:' || o.tariff_code || ':' || floor(extract(epoch from o.slot_start) * 1000)::bigint;
+        v_start := o.slot_start;
+        o_capacity := coalesce(p_slot[v_i], 0);
+      end if;
+    elsif o.start_mode <> 'on_request' then
+      if not (p_day_start <= v_now and v_now < p_day_end) then
+        o_outcome := 'retry';
+        return;
+      end if;
+      v_key := 'day:' || o.tariff_code || ':' || p_day_iso;
+      v_start := p_day_start;
+      o_capacity := coalesce(p_daily[v_i], 0);
+    end if;
+    if o.state = 'created' and not p_can_reserve then
+      o_outcome := 'retry';
+      return;
+    end if;
+
+    o_hold_until := v_now + make_interval(secs => p_hold_seconds);
+    -- A lapsed hold the sweeper has not released yet is released here, so the order never holds two places.
+    if o.hold_request_id is not null then
+      perform ledger_settle(o.hold_request_id, 'released', null, 'allow', 'hold lapsed');
+    end if;
+    if v_key is not null then
+      v_request := 'hold:' || o.id || ':' || p_query_id;
+    end if;
+    update orders set state = 'reserved', hold_request_id = v_request, hold_expires_at = o_hold_until,
+        capacity_key = v_key, updated_at = now()
+      where id = o.id;
   end if;
-  if v_key is not null then
-    v_request := 'hold:' || o.id || ':' || p_query_id;
-    v_subject := p_bot || ':' || v_key;
-  end if;
-  update orders set state = 'reserved', hold_request_id = v_request, hold_expires_at = o_hold_until,
-      capacity_key = v_key, updated_at = now()
-    where id = o.id;
 
   if v_key is not null then
     -- The place last: the account row it locks is shared by every pre-checkout of that day or slot.
+    v_subject := p_bot || ':' || v_key;
     select x.o_outcome, x.o_decision into r
       from ledger_reserve(v_request, array[null]::bigint[], array['desk-capacity'], array[v_subject],
         array['starts'], array[1]::bigint[], v_start, null, null, p_hold_seconds,
@@ -141,7 +173,7 @@ begin
                       then o_capacity::text else '' end;
     end if;
   end if;
-  o_outcome := 'ok'; o_code := null;
+  o_outcome := 'ok';
 end
 $fn$`.execute(db)
 }

@@ -77,9 +77,7 @@ export async function decidePreCheckout(
   desk: DeskRuntime,
   q: PreCheckoutInput,
 ): Promise<PreCheckoutDecision> {
-  const orderId = parseOrderPayload(q.payload)
-  if (orderId === undefined) return { ok: false, code: 'order-unknown' }
-  const fast = await decideInOneStatement(deps, desk, q, orderId)
+  const fast = await decidePreCheckoutInOneStatement(deps, desk, q)
   return fast ?? decidePreCheckoutInTransaction(deps, desk, q)
 }
 
@@ -107,6 +105,17 @@ const HOLD_SQL = `select o_outcome, o_code, o_hold_until, o_title, o_price, o_ca
   $1::bigint, $2::bigint, $3::bigint, $4::text, $5::integer, $6::text, $7::text[], $8::integer[], $9::integer[],
   $10::text, $11::timestamptz, $12::timestamptz, $13::double precision, $14::integer, $15::boolean)`
 
+/**
+ * The statement as a named prepared statement: each pooled connection parses and plans it once instead of on every
+ * pre-checkout (about 0.1 ms of PostgreSQL CPU per call). Kysely has no API for it, but hands a compiled query's
+ * `sql` to pg's client.query unchanged, and pg takes a { name, text } query config there.
+ */
+const HOLD_STATEMENT = {
+  name: 'pre_checkout_hold_v1',
+  text: HOLD_SQL,
+  toString: () => HOLD_SQL,
+} as unknown as string
+
 interface HoldRow {
   o_outcome: 'ok' | 'refused' | 'retry'
   o_code: PreCheckoutRefusal | null
@@ -116,20 +125,22 @@ interface HoldRow {
   o_capacity: number | null
 }
 
-async function decideInOneStatement(
+/** The decision in one statement, or undefined when the full path must decide (nothing was changed then). */
+export async function decidePreCheckoutInOneStatement(
   deps: Deps,
   desk: DeskRuntime,
   q: PreCheckoutInput,
-  orderId: number,
 ): Promise<PreCheckoutDecision | undefined> {
+  const orderId = parseOrderPayload(q.payload)
+  if (orderId === undefined) return { ok: false, code: 'order-unknown' }
   // Tariffs are read from config on every call (tests and a reload edit them in place); a handful of strings.
   const tariffs = desk.tariffs
   const [dayIso, dayStart, dayEnd] = dayArgs(desk, new Date())
   let row: HoldRow
   try {
-    // A precompiled statement with its parameters as text: no query building on the hot path.
+    // A prepared statement with its parameters as text: no query building on the hot path.
     const r = await deps.db.executeQuery<HoldRow>(
-      CompiledQuery.raw(HOLD_SQL, [
+      CompiledQuery.raw(HOLD_STATEMENT, [
         desk.botId,
         orderId,
         q.fromId,
