@@ -1,7 +1,15 @@
 import { conversations } from '@grammyjs/conversations'
 import { sequentialize } from '@grammyjs/runner'
-import { Bot, type BotError, type Composer, GrammyError, HttpError } from 'grammy'
-import type { LanguageCode, UserFromGetMe } from 'grammy/types'
+import {
+  Bot,
+  type BotConfig,
+  type BotError,
+  type Composer,
+  GrammyError,
+  HttpError,
+  type WebhookReplyEnvelope,
+} from 'grammy'
+import type { LanguageCode, Update, UserFromGetMe } from 'grammy/types'
 import type { DeskRuntime } from '../config/load'
 import type { Deps } from '../deps'
 import { errorSummary } from '../jobs/jobs'
@@ -11,7 +19,7 @@ import type { BotContext } from './context'
 import { adminPaymentsFeature } from './features/admin-payments'
 import { deskFeature } from './features/desk'
 import { draftingFeature } from './features/drafting'
-import { answerPreCheckout, paymentsFeature } from './features/payments'
+import { answerPreCheckout, paymentsFeature, preCheckoutAnswer } from './features/payments'
 import { paysupportFeature } from './features/paysupport'
 import { reportFeature } from './features/report'
 import { staffFeature } from './features/staff'
@@ -55,16 +63,50 @@ export function sequentialKey(ctx: BotContext): string | undefined {
   return ctx.chat?.id.toString() ?? ctx.from?.id.toString()
 }
 
+/**
+ * grammY's Bot, with one shortcut: a pre_checkout_query that arrives on a webhook is answered in the webhook
+ * response (Telegram executes a method call found there) straight from the update - no Api, context or middleware
+ * is built for it, and no request to Telegram is made. Every other update, and a pre-checkout without a webhook
+ * response to use (polling), takes the middleware.
+ */
+class DeskBot extends Bot<BotContext> {
+  constructor(
+    token: string,
+    config: BotConfig<BotContext>,
+    private readonly deps: Deps,
+    private readonly desk: DeskRuntime,
+  ) {
+    super(token, config)
+  }
+
+  override async handleUpdate(update: Update, envelope?: WebhookReplyEnvelope): Promise<void> {
+    const q = update.pre_checkout_query
+    if (!q || !envelope?.send) return super.handleUpdate(update, envelope)
+    const { deps, desk } = this
+    const a = await preCheckoutAnswer(deps, desk, q, () =>
+      deps.log.child({ desk: desk.slug, update_id: update.update_id }),
+    )
+    await envelope.send(
+      JSON.stringify({ method: 'answerPreCheckoutQuery', pre_checkout_query_id: q.id, ...a }),
+    )
+  }
+}
+
 export function createBot(deps: Deps, desk: DeskRuntime, botInfo?: UserFromGetMe): Bot<BotContext> {
-  const bot = new Bot<BotContext>(desk.token, {
-    client: {
-      apiRoot: deps.config.secrets.telegramApiRoot,
-      // On a webhook, the answer to a pre-checkout query rides back in the webhook response (Telegram executes a
-      // method call found there): no request of its own. Nothing else does: other calls need their results.
-      canUseWebhookReply: (method) => method === 'answerPreCheckoutQuery',
+  const bot = new DeskBot(
+    desk.token,
+    {
+      client: {
+        apiRoot: deps.config.secrets.telegramApiRoot,
+        // On a webhook, the answer to a pre-checkout query rides back in the webhook response: no request of its
+        // own. Nothing else does: other calls need their results.
+        canUseWebhookReply: (method) => method === 'answerPreCheckoutQuery',
+      },
+      ...(botInfo ? { botInfo } : {}),
     },
-    ...(botInfo ? { botInfo } : {}),
-  })
+    deps,
+    desk,
+  )
   installTransformers(bot.api)
 
   bot.use(async (ctx, next) => {

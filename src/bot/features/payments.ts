@@ -1,6 +1,10 @@
 import { Composer, InlineKeyboard } from 'grammy'
+import type { PreCheckoutQuery } from 'grammy/types'
+import type { DeskRuntime } from '../../config/load'
+import type { Deps } from '../../deps'
 import { openDispute } from '../../disputes/disputes.service'
 import { errorSummary } from '../../jobs/jobs'
+import type { Logger } from '../../log'
 import { dbNow, findOrder, primaryPayment } from '../../orders/orders.repository'
 import { agreeStart, nextFreeStarts, type StartResult, startOnRequest } from '../../orders/orders.service'
 import { clientZone } from '../../payments/client-time'
@@ -9,6 +13,7 @@ import { decidePreCheckout } from '../../payments/pre-checkout'
 import { recordExternalRefund } from '../../payments/refunds'
 import { recordSuccessfulPayment } from '../../payments/successful-payment'
 import type { BotContext } from '../context'
+import { supportedLanguage } from '../i18n'
 
 /**
  * Payment updates and the buttons that follow a payment.
@@ -22,16 +27,20 @@ import type { BotContext } from '../context'
  */
 export const paymentsFeature = new Composer<BotContext>()
 
+export type PreCheckoutAnswer = { ok: true } | { ok: false; error_message: string }
+
 /**
- * Answers a pre_checkout_query. bot.ts runs this before the rest of the middleware (the per-chat queue, i18n,
- * conversations and their storage reads): a pre-checkout needs none of it, and Telegram waits at most 10 seconds.
- * The answer goes back in the webhook response when the bot runs on a webhook (saving a request to Telegram per
- * query), over HTTP otherwise. A redelivered query gets the same answer (the hold is keyed by the order and the
- * query), so a lost answer costs nothing but a second decision.
+ * The answer to a pre_checkout_query: the decision (src/payments/pre-checkout.ts), as answerPreCheckoutQuery's
+ * parameters: ok, or a refusal in the client's language. A failure to decide is a refusal too (fail closed: nothing
+ * held, nothing charged; the client may try again). A redelivered query gets the same answer (the hold is keyed by
+ * the order and the query), so a lost answer costs nothing but a second decision.
  */
-export async function answerPreCheckout(ctx: BotContext): Promise<void> {
-  const q = ctx.preCheckoutQuery!
-  const { deps, desk } = ctx
+export async function preCheckoutAnswer(
+  deps: Deps,
+  desk: DeskRuntime,
+  q: PreCheckoutQuery,
+  log: () => Logger,
+): Promise<PreCheckoutAnswer> {
   let decision: Awaited<ReturnType<typeof decidePreCheckout>>
   try {
     decision = await decidePreCheckout(deps, desk, {
@@ -42,18 +51,26 @@ export async function answerPreCheckout(ctx: BotContext): Promise<void> {
       payload: q.invoice_payload,
     })
   } catch (err) {
-    // Fail closed: nothing held, nothing charged; the client may try again.
-    ctx.log.error({ err: errorSummary(err) }, 'pre-checkout failed')
+    log().error({ err: errorSummary(err) }, 'pre-checkout failed')
     decision = { ok: false, code: 'unavailable' }
   }
-  if (decision.ok) {
-    await ctx.answerPreCheckoutQuery(true)
-    return
+  if (decision.ok) return { ok: true }
+  log().info({ code: decision.code, order: decision.orderId }, 'pre-checkout refused')
+  const lang = supportedLanguage(q.from.language_code) ?? desk.defaultLanguage
+  return {
+    ok: false,
+    error_message: deps.i18n.t(lang, `precheckout-${decision.code}`, decision.params ?? {}),
   }
-  ctx.log.info({ code: decision.code, order: decision.orderId }, 'pre-checkout refused')
-  await ctx.answerPreCheckoutQuery(false, {
-    error_message: deps.i18n.t(ctx.lang, `precheckout-${decision.code}`, decision.params ?? {}),
-  })
+}
+
+/**
+ * Answers a pre_checkout_query from the middleware (polling): bot.ts runs this before the rest of the middleware
+ * (the per-chat queue, i18n, conversations and their storage reads), which a pre-checkout does not need. On a
+ * webhook, bot.ts answers in the webhook response without a context at all.
+ */
+export async function answerPreCheckout(ctx: BotContext): Promise<void> {
+  const a = await preCheckoutAnswer(ctx.deps, ctx.desk, ctx.preCheckoutQuery!, () => ctx.log)
+  await ctx.answerPreCheckoutQuery(a.ok, a.ok ? undefined : { error_message: a.error_message })
 }
 
 const priv = paymentsFeature.chatType('private')
