@@ -141,7 +141,7 @@ async function main() {
   try {
     handle = createDb(url, CONNECTIONS)
     await migrateToLatest(handle.db)
-    const ledger = new Ledger(handle.db, { log: quietLogger() })
+    const ledger = new Ledger(handle.db, { log: quietLogger(), pool: handle.pool })
     raw = new pg.Pool({ connectionString: url, max: CONNECTIONS, application_name: 'ledger-bench-baseline' })
     raw.on('error', () => {})
     // Keep every connection for the whole run (pg closes idle ones after 10 s by default), so the backends whose

@@ -1,4 +1,5 @@
-import { type Kysely, sql } from 'kysely'
+import { CompiledQuery, type Kysely, sql } from 'kysely'
+import type pg from 'pg'
 import type { Database } from '../db/database'
 
 /**
@@ -8,6 +9,18 @@ import type { Database } from '../db/database'
  * statement is its own transaction). None of them raises on a refusal, so a caller's transaction survives it.
  */
 type Executor = Kysely<Database>
+
+/**
+ * Where the hot calls (reserve, settle) run: Kysely (a caller's transaction, or the pool behind it), or the pg pool
+ * itself. On the pool they are named prepared statements: parsed and planned once per connection instead of on
+ * every call, which on a busy server cost about as much as the ledger work itself.
+ */
+export type Runner = Executor | pg.Pool
+
+async function run<R>(on: Runner, name: string, text: string, values: unknown[]): Promise<R[]> {
+  if ('executeQuery' in on) return (await on.executeQuery<R>(CompiledQuery.raw(text, values))).rows
+  return (await on.query({ name, text, values })).rows as R[]
+}
 
 export interface ReserveCall {
   requestId: string
@@ -54,13 +67,24 @@ export interface StoredLine {
   timeZone?: string
 }
 
-export async function callReserve(db: Executor, c: ReserveCall): Promise<ReserveRow> {
-  const r = await sql<ReserveRow>`
-    select * from ledger_reserve(${c.requestId}, ${c.accountIds}::bigint[], ${c.scopes}::text[],
-      ${c.subjects}::text[], ${c.units}::text[], ${c.amounts}::bigint[], ${c.at}::timestamptz,
-      ${c.concurrencyKey}::text, ${c.concurrencyMax}::integer, ${c.ttlSeconds}::double precision,
-      ${c.fingerprint}::text)`.execute(db)
-  return r.rows[0]!
+const RESERVE_SQL = `select * from ledger_reserve($1, $2::bigint[], $3::text[], $4::text[], $5::text[],
+  $6::bigint[], $7::timestamptz, $8::text, $9::integer, $10::double precision, $11::text)`
+
+export async function callReserve(on: Runner, c: ReserveCall): Promise<ReserveRow> {
+  const rows = await run<ReserveRow>(on, 'ledger_reserve', RESERVE_SQL, [
+    c.requestId,
+    c.accountIds,
+    c.scopes,
+    c.subjects,
+    c.units,
+    c.amounts,
+    c.at,
+    c.concurrencyKey,
+    c.concurrencyMax,
+    c.ttlSeconds,
+    c.fingerprint,
+  ])
+  return rows[0]!
 }
 
 export interface SettleRow {
@@ -75,20 +99,21 @@ export interface SettleRow {
   o_accounts: { accountId: number; granted: number; reserved: number; used: number; holds: number }[] | null
 }
 
+// Arrays come back as jsonb: they are read without the int8[] type parser.
+const SETTLE_SQL = `select o_outcome, o_state, o_prev_state, to_jsonb(o_amounts) as o_amounts,
+  to_jsonb(o_actuals) as o_actuals, to_jsonb(o_charged) as o_charged, o_overrun, o_accounts
+  from ledger_settle($1, $2, $3::bigint[], $4, $5::text)`
+
 export async function callSettle(
-  db: Executor,
+  on: Runner,
   requestId: string,
   to: 'committed' | 'released' | 'unknown',
   actuals: number[] | null,
   policy: string,
   note: string | null,
 ): Promise<SettleRow> {
-  // Arrays come back as jsonb: they are read without the int8[] type parser.
-  const r = await sql<SettleRow>`
-    select o_outcome, o_state, o_prev_state, to_jsonb(o_amounts) as o_amounts, to_jsonb(o_actuals) as o_actuals,
-      to_jsonb(o_charged) as o_charged, o_overrun, o_accounts
-    from ledger_settle(${requestId}, ${to}, ${actuals}::bigint[], ${policy}, ${note}::text)`.execute(db)
-  return r.rows[0]!
+  const rows = await run<SettleRow>(on, 'ledger_settle', SETTLE_SQL, [requestId, to, actuals, policy, note])
+  return rows[0]!
 }
 
 /** Expires up to `limit` reservations past their deadline (SKIP LOCKED); returns their request ids. */

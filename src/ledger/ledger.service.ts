@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely'
+import type pg from 'pg'
 import type { Database, Db, Trx } from '../db/database'
 import { errorSummary } from '../jobs/jobs'
 import type { Logger } from '../log'
@@ -45,6 +46,12 @@ export interface LedgerOptions {
   /** TTL of a hold when the request gives none. */
   defaultTtlSeconds?: number
   log?: Logger
+  /**
+   * The pg pool behind `db` (DbHandle.pool). With it, reserve/commit/release/markUnknown in their own transaction
+   * run as named prepared statements on the pool, parsed and planned once per connection; without it, through
+   * Kysely (the same SQL, re-parsed and re-planned by the server on every call). Same results either way.
+   */
+  pool?: pg.Pool
 }
 
 export interface SettleOptions {
@@ -89,6 +96,8 @@ export class Ledger implements LedgerOps {
   private readonly policy: OverrunPolicy
   private readonly ttl: number
   private readonly log: Logger | undefined
+  /** Where the one-statement operations run: the pool when given (prepared statements), else Kysely. */
+  private readonly runner: repo.Runner
 
   constructor(
     private readonly db: Db,
@@ -97,6 +106,7 @@ export class Ledger implements LedgerOps {
     this.policy = opts.overrunPolicy ?? 'allow'
     this.ttl = opts.defaultTtlSeconds ?? DEFAULT_TTL_SECONDS
     this.log = opts.log
+    this.runner = opts.pool ?? db
   }
 
   /** The same operations inside the caller's transaction. */
@@ -107,7 +117,7 @@ export class Ledger implements LedgerOps {
   async reserve(req: ReserveRequest): Promise<ReserveResult> {
     const call = reserveCall(req, this.ttl)
     try {
-      return await runReserve(this.db, req, call)
+      return await runReserve(this.runner, req, call)
     } catch (err) {
       this.warn('reserve', req.requestId, err)
       return unavailableRefusal(req.requestId)
@@ -119,7 +129,7 @@ export class Ledger implements LedgerOps {
     checkRequestId(requestId)
     try {
       return await runSettle(
-        this.db,
+        this.runner,
         requestId,
         'committed',
         actuals,
@@ -135,7 +145,7 @@ export class Ledger implements LedgerOps {
   async release(requestId: string, opts: SettleOptions = {}): Promise<SettleResult> {
     checkRequestId(requestId)
     try {
-      return await runSettle(this.db, requestId, 'released', null, this.policy, opts.note)
+      return await runSettle(this.runner, requestId, 'released', null, this.policy, opts.note)
     } catch (err) {
       this.warn('release', requestId, err)
       return { ok: false, requestId, reason: 'unavailable', state: null }
@@ -145,7 +155,7 @@ export class Ledger implements LedgerOps {
   async markUnknown(requestId: string, opts: SettleOptions = {}): Promise<SettleResult> {
     checkRequestId(requestId)
     try {
-      return await runSettle(this.db, requestId, 'unknown', null, this.policy, opts.note)
+      return await runSettle(this.runner, requestId, 'unknown', null, this.policy, opts.note)
     } catch (err) {
       this.warn('markUnknown', requestId, err)
       return { ok: false, requestId, reason: 'unavailable', state: null }
@@ -401,7 +411,7 @@ function reserveCall(req: ReserveRequest, defaultTtl: number): repo.ReserveCall 
 }
 
 async function runReserve(
-  db: Kysely<Database>,
+  db: repo.Runner,
   req: ReserveRequest,
   call: repo.ReserveCall,
 ): Promise<ReserveResult> {
@@ -496,7 +506,7 @@ function actualsOf(actual: Actual): number[] | null {
 }
 
 async function runSettle(
-  db: Kysely<Database>,
+  db: repo.Runner,
   requestId: string,
   to: 'committed' | 'released' | 'unknown',
   actuals: number[] | null,
