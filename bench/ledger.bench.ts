@@ -3,7 +3,8 @@
  *
  * Baseline (plain pg): BEGIN; conditional UPDATE of one account; INSERT of a journal row; COMMIT.
  * Ledger: reserve (one admission: account hold + reservation row + journal row) then commit (settle: reservation
- * state + account + journal row), each its own transaction, through the Ledger API (Kysely over pg).
+ * state + account + journal row), each its own transaction, through the Ledger API given its pg pool (named prepared
+ * statements, as `new Ledger(db, { pool })`).
  * Each runs over 10,000 accounts and on one hot account. Prints ops/s (one op = one baseline transaction or one
  * ledger reserve+commit cycle), p50/p99 latency, the ratio ledger/baseline and a final invariant check.
  *
@@ -141,6 +142,7 @@ async function main() {
   try {
     handle = createDb(url, CONNECTIONS)
     await migrateToLatest(handle.db)
+    // With its pool the ledger runs reserve and commit as named prepared statements (see LedgerOptions.pool).
     const ledger = new Ledger(handle.db, { log: quietLogger(), pool: handle.pool })
     raw = new pg.Pool({ connectionString: url, max: CONNECTIONS, application_name: 'ledger-bench-baseline' })
     raw.on('error', () => {})
