@@ -91,7 +91,7 @@ export async function startApp(config: LoadedConfig, opts: AppOptions): Promise<
       i18n: createI18n(config.desks[0]!.defaultLanguage),
       api: (botId) => must(apis.get(botId), `no desk for bot ${botId}`),
       desk: (botId) => must(desks.get(botId), `no desk for bot ${botId}`),
-      ledger: new Ledger(handle.db, { overrunPolicy: config.ledger.overrunPolicy, log }),
+      ledger: new Ledger(handle.db, { overrunPolicy: config.ledger.overrunPolicy, log, pool: handle.pool }),
       llm: createLlmClient({ ...config.llm, apiKey: config.secrets.llmApiKey }),
     }
 
