@@ -100,6 +100,7 @@ async function main() {
   let handle: DbHandle | undefined
   let raw: pg.Pool | undefined
   const dir = mkdtempSync(path.join(os.tmpdir(), 'checkout-bench-'))
+  const dbName = `checkout_bench_${randomBytes(4).toString('hex')}`
   const cleanup = async () => {
     if (child && child.exitCode === null) {
       child.kill('SIGTERM')
@@ -108,13 +109,22 @@ async function main() {
     await raw?.end().catch(() => {})
     await handle?.close().catch(() => {})
     await tg?.close().catch(() => {})
+    // On a server of its own (DATABASE_URL) the run's database goes with it; an embedded server goes whole.
+    if (!server && serverUrl) {
+      const admin = new pg.Client({ connectionString: serverUrl })
+      await admin
+        .connect()
+        .then(() => admin.query(`drop database if exists "${dbName}" with (force)`))
+        .catch((e) => console.error(`could not drop database ${dbName}: ${(e as Error).message}`))
+        .finally(() => admin.end().catch(() => {}))
+    }
     await server?.stop()
     rmSync(dir, { recursive: true, force: true })
   }
   process.once('SIGINT', () => void cleanup().finally(() => process.exit(130)))
 
   try {
-    const url = await ensureDatabase(serverUrl, `checkout_bench_${randomBytes(4).toString('hex')}`)
+    const url = await ensureDatabase(serverUrl, dbName)
     handle = createDb(url, 4)
     const db = handle.db
     await migrateToLatest(db)
