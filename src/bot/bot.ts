@@ -95,15 +95,7 @@ class DeskBot extends Bot<BotContext> {
 export function createBot(deps: Deps, desk: DeskRuntime, botInfo?: UserFromGetMe): Bot<BotContext> {
   const bot = new DeskBot(
     desk.token,
-    {
-      client: {
-        apiRoot: deps.config.secrets.telegramApiRoot,
-        // On a webhook, the answer to a pre-checkout query rides back in the webhook response: no request of its
-        // own. Nothing else does: other calls need their results.
-        canUseWebhookReply: (method) => method === 'answerPreCheckoutQuery',
-      },
-      ...(botInfo ? { botInfo } : {}),
-    },
+    { client: { apiRoot: deps.config.secrets.telegramApiRoot }, ...(botInfo ? { botInfo } : {}) },
     deps,
     desk,
   )
