@@ -26,15 +26,8 @@
  *   `pollConflict: 'reject-newer'` to reject the newcomer instead.
  */
 import { EventEmitter } from 'node:events'
-import {
-  type ClientRequest,
-  createServer,
-  type IncomingMessage,
-  type Server,
-  type ServerResponse,
-} from 'node:http'
-import { Agent as HttpsAgent, request as httpsRequest } from 'node:https'
-import { type AddressInfo, connect, type Socket } from 'node:net'
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import type {
   BotCommand,
   CallbackQuery,
@@ -54,6 +47,7 @@ import type {
   User,
   UserFromGetMe,
 } from 'grammy/types'
+import { Agent as UndiciAgent, request as undiciRequest } from 'undici'
 
 // ───────────────────────────── public types ─────────────────────────────
 
@@ -1205,165 +1199,6 @@ function writeOutcome(res: ServerResponse, o: Outcome): void {
   else writeJson(res, o.error.error_code, { ok: false, ...o.error })
 }
 
-/**
- * The stand-in's HTTP/1.1 client for webhook POSTs (http: only). Per update it writes the request in one piece and
- * parses the response as it arrives: status line, headers, a body by Content-Length, chunked, or up to the close.
- * Connections stay open between updates (Connection: close and errors end them); a kept-open connection that the
- * server closed before answering anything is retried once on a new one. node:http's client costs several times
- * more CPU per request (request/response streams, agent bookkeeping), which showed in bench:checkout.
- */
-class WebhookClient {
-  private readonly idle = new Map<string, Socket[]>()
-  private readonly idleListeners = new WeakMap<Socket, { close: () => void; error: () => void }>()
-
-  post(url: URL, body: Buffer, secret: string | undefined, timeoutMs: number): Promise<WebhookPostResult> {
-    const host = url.hostname.replace(/^\[|\]$/g, '')
-    const port = Number(url.port || 80)
-    const key = `${host}:${port}`
-    const head =
-      `POST ${url.pathname}${url.search} HTTP/1.1\r\nHost: ${url.host}\r\nContent-Type: application/json\r\n` +
-      `Content-Length: ${body.length}\r\n` +
-      (secret !== undefined ? `X-Telegram-Bot-Api-Secret-Token: ${secret}\r\n` : '') +
-      '\r\n'
-    const request = Buffer.concat([Buffer.from(head, 'latin1'), body])
-    return new Promise<WebhookPostResult>((resolve) => {
-      const attempt = (retry: boolean) => {
-        const reused = this.take(key)
-        const socket = reused ?? connect({ host, port, noDelay: true })
-        this.exchange(socket, request, timeoutMs, (r, keep, answered) => {
-          if (!answered && reused && retry) return attempt(false)
-          if (keep) this.release(key, socket)
-          else socket.destroy()
-          resolve(r)
-        })
-      }
-      attempt(true)
-    })
-  }
-
-  /** Ends the kept-open connections; requests in flight finish. */
-  closeIdle(): void {
-    for (const list of this.idle.values()) for (const s of list) s.destroy()
-    this.idle.clear()
-  }
-
-  private take(key: string): Socket | undefined {
-    const socket = this.idle.get(key)?.pop()
-    if (socket) {
-      const onIdle = this.idleListeners.get(socket)
-      if (onIdle) {
-        socket.off('close', onIdle.close)
-        socket.off('error', onIdle.error)
-      }
-      socket.ref()
-    }
-    return socket
-  }
-
-  private release(key: string, socket: Socket): void {
-    const list = this.idle.get(key) ?? []
-    if (list.length === 0) this.idle.set(key, list)
-    list.push(socket)
-    socket.unref()
-    // Closed by the server while idle: forgotten. (An error while idle is followed by close.)
-    const close = () => {
-      const i = list.indexOf(socket)
-      if (i >= 0) list.splice(i, 1)
-    }
-    const error = () => socket.destroy()
-    this.idleListeners.set(socket, { close, error })
-    socket.once('close', close)
-    socket.once('error', error)
-  }
-
-  /** One request/response on a socket; `done` once, with whether the socket may be reused. */
-  private exchange(
-    socket: Socket,
-    request: Buffer,
-    timeoutMs: number,
-    done: (r: WebhookPostResult, keep: boolean, answered: boolean) => void,
-  ): void {
-    let buf: Buffer = Buffer.alloc(0)
-    let status = 0
-    let headerEnd = -1
-    let length = -1
-    let chunked = false
-    let close = false
-    let finished = false
-    const finish = (r: WebhookPostResult, keep: boolean) => {
-      if (finished) return
-      finished = true
-      socket.setTimeout(0)
-      socket.off('data', onData)
-      socket.off('end', onEnd)
-      socket.off('error', onError)
-      socket.off('timeout', onTimeout)
-      socket.off('close', onClose)
-      done(r, keep && !close, buf.length > 0 || status !== 0)
-    }
-    const onData = (chunk: Buffer) => {
-      buf = buf.length === 0 ? chunk : Buffer.concat([buf, chunk])
-      if (headerEnd < 0) {
-        const at = buf.indexOf('\r\n\r\n')
-        if (at < 0) return
-        headerEnd = at + 4
-        const lines = buf.toString('latin1', 0, at).split('\r\n')
-        status = Number(/^HTTP\/1\.[01] (\d{3})/.exec(lines[0]!)?.[1] ?? 0)
-        for (let i = 1; i < lines.length; i++) {
-          const line = lines[i]!
-          const colon = line.indexOf(':')
-          const name = line.slice(0, colon).trim().toLowerCase()
-          const value = line
-            .slice(colon + 1)
-            .trim()
-            .toLowerCase()
-          if (name === 'content-length') length = Number(value)
-          else if (name === 'transfer-encoding') chunked = value.includes('chunked')
-          else if (name === 'connection') close = value.includes('close')
-        }
-        if (lines[0]!.startsWith('HTTP/1.0')) close = true
-        if (status === 204 || status === 304) length = 0
-        if (!chunked && length < 0) close = true // a body up to the close
-      }
-      const body = parseBody(buf.subarray(headerEnd), length, chunked)
-      if (body !== undefined) finish({ status, body }, true)
-    }
-    const onEnd = () => {
-      if (headerEnd >= 0 && !chunked && length < 0)
-        return finish({ status, body: buf.toString('utf8', headerEnd) }, false)
-      finish({ status: 0, body: 'socket hang up' }, false)
-    }
-    const onError = (e: Error) => finish({ status: 0, body: String(e?.message ?? e) }, false)
-    const onTimeout = () => finish({ status: 0, body: 'The operation was aborted due to timeout' }, false)
-    socket.on('data', onData)
-    socket.on('end', onEnd)
-    socket.on('error', onError)
-    socket.on('timeout', onTimeout)
-    const onClose = () => finish({ status: 0, body: 'socket hang up' }, false)
-    socket.on('close', onClose)
-    socket.setTimeout(timeoutMs)
-    socket.write(request)
-  }
-}
-
-/** The body once complete (by length, or chunked), else undefined. Chunk extensions and trailers are ignored. */
-function parseBody(b: Buffer, length: number, chunked: boolean): string | undefined {
-  if (!chunked) return length >= 0 && b.length >= length ? b.toString('utf8', 0, length) : undefined
-  const parts: Buffer[] = []
-  let at = 0
-  for (;;) {
-    const eol = b.indexOf('\r\n', at)
-    if (eol < 0) return undefined
-    const size = Number.parseInt(b.toString('latin1', at, eol).split(';')[0]!, 16)
-    if (!Number.isFinite(size)) return undefined
-    // The last chunk, then optional trailers and an empty line.
-    if (size === 0) return b.indexOf('\r\n\r\n', eol) >= 0 ? Buffer.concat(parts).toString('utf8') : undefined
-    if (b.length < eol + 2 + size + 2) return undefined
-    parts.push(b.subarray(eol + 2, eol + 2 + size))
-    at = eol + 2 + size + 2
-  }
-}
-
 // ───────────────────────────── the stand-in ─────────────────────────────
 
 export class BotApiStandIn {
@@ -1391,10 +1226,11 @@ export class BotApiStandIn {
   private readonly timers = new Set<ReturnType<typeof setTimeout>>()
   private readonly closeListeners = new Set<(e: Error) => void>()
   private readonly handlers = new Map<string, Handler>()
-  /** Webhook connections, kept open between updates. */
-  private readonly webhookClient = new WebhookClient()
-  private lastWebhookUrl: [string, URL] | undefined
-  private readonly httpsAgent = new HttpsAgent({ keepAlive: true })
+  /**
+   * Webhook connections, kept open between updates as Telegram keeps its own (undici: far less CPU per POST than
+   * fetch or node:http, which showed in bench:checkout).
+   */
+  private readonly webhookAgent = new UndiciAgent({ keepAliveTimeout: 30_000, connections: 128 })
 
   /** Use `startBotApi()`. */
   constructor(server: Server, root: string, opts: StartOptions) {
@@ -1753,56 +1589,29 @@ export class BotApiStandIn {
     return this.deliver(b, u)
   }
 
-  /**
-   * POST any update to any URL (negative webhook tests: wrong secret, garbage). http: URLs go through this
-   * stand-in's own HTTP/1.1 client (`WebhookClient`: kept-open connections as Telegram keeps its webhook
-   * connections, one write and one parse per update); https: through node:https.
-   */
-  postUpdate(
+  /** POST any update to any URL (negative webhook tests: wrong secret, garbage), on kept-open connections. */
+  async postUpdate(
     url: string,
     update: unknown,
     opts: { secret?: string; timeoutMs?: number } = {},
   ): Promise<WebhookPostResult> {
-    const body = Buffer.from(typeof update === 'string' ? update : JSON.stringify(update), 'utf8')
-    let target: URL
-    try {
-      target = this.lastWebhookUrl?.[0] === url ? this.lastWebhookUrl[1] : new URL(url)
-    } catch (e) {
-      return Promise.resolve({ status: 0, body: String((e as Error)?.message ?? e) })
-    }
-    this.lastWebhookUrl = [url, target]
+    const body = typeof update === 'string' ? update : JSON.stringify(update)
+    const headers: Record<string, string> = { 'content-type': 'application/json' }
+    if (opts.secret !== undefined) headers['x-telegram-bot-api-secret-token'] = opts.secret
     const timeoutMs = opts.timeoutMs ?? 60_000
-    if (target.protocol === 'http:') return this.webhookClient.post(target, body, opts.secret, timeoutMs)
-    const headers: Record<string, string | number> = {
-      'content-type': 'application/json',
-      'content-length': body.length,
-    }
-    if (opts.secret !== undefined) headers['X-Telegram-Bot-Api-Secret-Token'] = opts.secret
-    return new Promise<WebhookPostResult>((resolve) => {
-      let settled = false
-      const done = (r: WebhookPostResult) => {
-        if (settled) return
-        settled = true
-        resolve(r)
-      }
-      let req: ClientRequest
-      try {
-        req = httpsRequest(target, { method: 'POST', headers, agent: this.httpsAgent })
-      } catch (e) {
-        return done({ status: 0, body: String((e as Error)?.message ?? e) })
-      }
-      req.setTimeout(timeoutMs, () => req.destroy(new Error('The operation was aborted due to timeout')))
-      req.on('error', (e) => done({ status: 0, body: String(e?.message ?? e) }))
-      req.on('response', (res) => {
-        const chunks: Buffer[] = []
-        res.on('data', (c: Buffer) => chunks.push(c))
-        res.on('end', () =>
-          done({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }),
-        )
-        res.on('error', (e) => done({ status: 0, body: String(e?.message ?? e) }))
+    try {
+      const res = await undiciRequest(url, {
+        method: 'POST',
+        headers,
+        body,
+        dispatcher: this.webhookAgent,
+        headersTimeout: timeoutMs,
+        bodyTimeout: timeoutMs,
       })
-      req.end(body)
-    })
+      return { status: res.statusCode, body: await res.body.text() }
+    } catch (e) {
+      return { status: 0, body: String((e as Error)?.message ?? e) }
+    }
   }
 
   // ─────────── update builders ───────────
@@ -2062,10 +1871,8 @@ export class BotApiStandIn {
     this.timers.clear()
     const e = new Error('Bot API stand-in closed')
     for (const l of [...this.closeListeners]) l(e)
-    // Idle webhook connections are closed; a POST still in flight finishes as it would have.
-    this.webhookClient.closeIdle()
-    for (const list of Object.values(this.httpsAgent.freeSockets))
-      for (const socket of list ?? []) socket.destroy()
+    // Webhook connections are closed once the POSTs in flight have their answers.
+    await this.webhookAgent.close()
     await new Promise<void>((resolve) => {
       this.server.close(() => resolve())
       this.server.closeAllConnections()
