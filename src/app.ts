@@ -86,6 +86,7 @@ export async function startApp(config: LoadedConfig, opts: AppOptions): Promise<
     const deps: Deps = {
       config,
       db: handle.db,
+      pool: handle.pool,
       jobs,
       log,
       i18n: createI18n(config.desks[0]!.defaultLanguage),

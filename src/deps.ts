@@ -1,5 +1,6 @@
 import type { I18n } from '@grammyjs/i18n'
 import type { Api } from 'grammy'
+import type pg from 'pg'
 import type { DeskRuntime, LoadedConfig } from './config/load'
 import type { Db } from './db/database'
 import type { LlmClient } from './drafting/provider'
@@ -14,6 +15,8 @@ import type { Logger } from './log'
 export interface Deps {
   config: LoadedConfig
   db: Db
+  /** The pg pool behind `db`, for the few hot statements run as named prepared statements (Kysely has no API). */
+  pool: pg.Pool
   jobs: Jobs
   log: Logger
   i18n: I18n<any>

@@ -13,7 +13,7 @@ export function createHttpServer(
   webhooks: Map<string, RouteHandler>,
 ): Server {
   return createServer(async (req, res) => {
-    const pathname = pathOf(req.url)
+    const { pathname } = new URL(req.url ?? '/', 'http://localhost')
     try {
       if (req.method === 'GET' && pathname === '/health') {
         const [db, jobs] = await Promise.all([
@@ -40,20 +40,6 @@ export function createHttpServer(
       res.end()
     }
   })
-}
-
-/**
- * The path of a request target: a plain origin form ("/telegram/main") without building a URL; anything URL would
- * normalize (escapes, dot segments, double slashes, fragments, absolute form) through URL.
- */
-const PLAIN_PATH = /^\/(?:[A-Za-z0-9_-]+\/)*[A-Za-z0-9_-]*(?:\?|$)/
-function pathOf(target: string | undefined): string {
-  if (!target) return '/'
-  if (PLAIN_PATH.test(target)) {
-    const q = target.indexOf('?')
-    return q < 0 ? target : target.slice(0, q)
-  }
-  return new URL(target, 'http://localhost').pathname
 }
 
 export function listen(server: Server, port: number, host: string): Promise<number> {
