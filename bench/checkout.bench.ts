@@ -1,9 +1,10 @@
 /**
  * npm run bench:checkout — pre-checkout queries through the whole bot over HTTP.
  *
- * The app runs as its own process (`src/main.ts --role=bot`, as `npm run bot` would) in webhook mode: the Bot API
- * stand-in (test/support/bot-api.ts, in this process) POSTs each pre_checkout_query to the bot's webhook the moment
- * it is pushed, and the bot answers with answerPreCheckoutQuery over HTTP. PostgreSQL is embedded unless
+ * The app runs as its own process (the built `dist/main.js --role=bot`, as `npm run bot` runs it) in webhook
+ * mode: the Bot API stand-in (test/support/bot-api.ts, in this process) POSTs each pre_checkout_query to the bot's
+ * webhook the moment it is pushed, and the bot answers with answerPreCheckoutQuery in the webhook response (as
+ * Telegram allows; BENCH_MODE=polling answers by a request of its own). PostgreSQL is embedded unless
  * DATABASE_URL is set; the same server serves the app and the setup.
  *
  * Each round: BENCH_QUERIES (default 200) clients, each with an unpaid order, send their pre-checkout at the same
@@ -15,10 +16,8 @@
  *
  * BENCH_QUERIES (200), BENCH_ROUNDS (5 measured), BENCH_MODE (webhook | polling), BENCH_NODE_ARGS (e.g. --cpu-prof).
  */
-import { type ChildProcess, spawn } from 'node:child_process'
-import { randomBytes } from 'node:crypto'
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { readFile } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -27,12 +26,14 @@ import { sql } from 'kysely'
 import pg from 'pg'
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml'
 import { loadConfig } from '../src/config/load'
-import { type EmbeddedServer, ensureDatabase, freePort, startEmbeddedPostgres } from '../src/db/embedded'
+import { freePort } from '../src/db/embedded'
 import { migrateToLatest } from '../src/db/migrator'
 import { createDb, type DbHandle } from '../src/db/pool'
 import { findTariff, snapshotTariff } from '../src/orders/tariffs'
 import { orderPayload } from '../src/payments/payload'
 import { type BotApiStandIn, startBotApi } from '../test/support/bot-api'
+import { scriptNodeArgs } from '../test/support/scripts'
+import { backendsCpuUs, benchDatabase, cpuDeltaUs, percentile, processCpuUs } from './support'
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 const QUERIES = Number(process.env.BENCH_QUERIES ?? 200)
@@ -42,30 +43,14 @@ const TOKEN = `7000001:${'C'.repeat(35)}`
 const BOT_ID = 7000001
 const SECRET = 'bench-secret'
 
-function pct(sorted: number[], p: number): number {
-  if (sorted.length === 0) return Number.NaN
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!
-}
-
-/** CPU (ms) used so far by a process, from /proc (Linux); 0 where /proc is not there. */
-async function cpuMs(pid: number): Promise<number> {
-  try {
-    const f = (await readFile(`/proc/${pid}/stat`, 'utf8')).split(')')[1]!.trim().split(' ')
-    return ((Number(f[11]) + Number(f[12])) * 1000) / 100
-  } catch {
-    return 0
-  }
-}
-
-/** CPU (ms) of the app process, this process (stand-in and driver) and the database's backends. */
+/** CPU (µs) of the app process, this process (stand-in and driver) and the database's backends. */
 async function cpuSnapshot(appPid: number, pool: pg.Pool) {
-  const r = await pool.query<{ pid: number }>(
-    'select pid from pg_stat_activity where datname = current_database()',
-  )
-  const backends = new Map<number, number>()
-  for (const { pid } of r.rows) backends.set(pid, await cpuMs(pid))
   const self = process.cpuUsage()
-  return { app: await cpuMs(appPid), self: (self.user + self.system) / 1000, backends }
+  return {
+    app: (await processCpuUs(appPid)) ?? 0,
+    self: self.user + self.system,
+    backends: await backendsCpuUs(pool),
+  }
 }
 
 function cpuDelta(
@@ -73,34 +58,25 @@ function cpuDelta(
   b: Awaited<ReturnType<typeof cpuSnapshot>>,
   n: number,
 ) {
-  let pgMs = 0
-  for (const [pid, v] of b.backends) pgMs += v - (a.backends.get(pid) ?? v)
-  return `CPU per answer: app ${((b.app - a.app) / n).toFixed(2)} ms, stand-in ${((b.self - a.self) / n).toFixed(2)} ms, postgres ${(pgMs / n).toFixed(2)} ms`
+  const ms = (us: number) => (us / n / 1000).toFixed(2)
+  return `CPU per answer: app ${ms(b.app - a.app)} ms, stand-in ${ms(b.self - a.self)} ms, postgres ${ms(cpuDeltaUs(a.backends, b.backends) ?? 0)} ms`
 }
 
 function summary(lat: number[], seconds: number): string {
   const s = [...lat].sort((a, b) => a - b)
   return (
-    `p50 ${pct(s, 50).toFixed(1)} ms, p99 ${pct(s, 99).toFixed(1)} ms, max ${s[s.length - 1]!.toFixed(1)} ms, ` +
+    `p50 ${percentile(s, 50).toFixed(1)} ms, p99 ${percentile(s, 99).toFixed(1)} ms, max ${s[s.length - 1]!.toFixed(1)} ms, ` +
     `${(lat.length / seconds).toFixed(0)} answers/s`
   )
 }
 
 async function main() {
-  let server: EmbeddedServer | undefined
-  let serverUrl = process.env.DATABASE_URL
-  if (!serverUrl) {
-    process.stdout.write('starting embedded PostgreSQL... ')
-    server = await startEmbeddedPostgres()
-    serverUrl = server.url
-    console.log('ok')
-  }
+  const database = await benchDatabase('checkout_bench')
   let tg: BotApiStandIn | undefined
   let child: ChildProcess | undefined
   let handle: DbHandle | undefined
   let raw: pg.Pool | undefined
   const dir = mkdtempSync(path.join(os.tmpdir(), 'checkout-bench-'))
-  const dbName = `checkout_bench_${randomBytes(4).toString('hex')}`
   const cleanup = async () => {
     if (child && child.exitCode === null) {
       child.kill('SIGTERM')
@@ -109,22 +85,13 @@ async function main() {
     await raw?.end().catch(() => {})
     await handle?.close().catch(() => {})
     await tg?.close().catch(() => {})
-    // On a server of its own (DATABASE_URL) the run's database goes with it; an embedded server goes whole.
-    if (!server && serverUrl) {
-      const admin = new pg.Client({ connectionString: serverUrl })
-      await admin
-        .connect()
-        .then(() => admin.query(`drop database if exists "${dbName}" with (force)`))
-        .catch((e) => console.error(`could not drop database ${dbName}: ${(e as Error).message}`))
-        .finally(() => admin.end().catch(() => {}))
-    }
-    await server?.stop()
+    await database.close()
     rmSync(dir, { recursive: true, force: true })
   }
   process.once('SIGINT', () => void cleanup().finally(() => process.exit(130)))
 
   try {
-    const url = await ensureDatabase(serverUrl, dbName)
+    const url = database.url
     handle = createDb(url, 4)
     const db = handle.db
     await migrateToLatest(db)
@@ -169,7 +136,8 @@ async function main() {
     await sql`vacuum analyze`.execute(db)
 
     const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean)
-    child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', 'src/main.ts', '--role=bot'], {
+    execFileSync('npm', ['run', 'build', '--silent'], { cwd: ROOT, stdio: 'inherit' })
+    child = spawn(process.execPath, [...nodeArgs, ...scriptNodeArgs('bot')], {
       cwd: ROOT,
       env: { ...process.env, ...env, LOG_LEVEL: 'error', NODE_ENV: 'production' },
       stdio: ['ignore', 'inherit', 'inherit'],
@@ -236,7 +204,7 @@ async function main() {
     }
     const sorted = [...single].sort((a, b) => a - b)
     console.log(
-      `one at a time (${single.length}): p50 ${pct(sorted, 50).toFixed(1)} ms, p99 ${pct(sorted, 99).toFixed(1)} ms`,
+      `one at a time (${single.length}): p50 ${percentile(sorted, 50).toFixed(1)} ms, p99 ${percentile(sorted, 99).toFixed(1)} ms`,
     )
     console.log(
       `load average during the run: ${os

@@ -22,7 +22,7 @@
  * BENCH_CONSULTATIONS (default 1000), BENCH_MESSAGES (per client after the first, default 20), BENCH_WINDOW (64).
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process'
-import { randomBytes, randomUUID } from 'node:crypto'
+import { randomUUID } from 'node:crypto'
 import { readFile } from 'node:fs/promises'
 import { createRequire } from 'node:module'
 import path from 'node:path'
@@ -33,7 +33,6 @@ import pg from 'pg'
 import { createI18n } from '../src/bot/i18n'
 import { loadConfig } from '../src/config/load'
 import { activateConsultation } from '../src/consultations/activation'
-import { type EmbeddedServer, ensureDatabase, startEmbeddedPostgres } from '../src/db/embedded'
 import { migrateToLatest } from '../src/db/migrator'
 import { createDb, type DbHandle } from '../src/db/pool'
 import { Jobs } from '../src/jobs/jobs'
@@ -42,6 +41,7 @@ import { quietLogger } from '../src/log'
 import { findTariff, snapshotTariff } from '../src/orders/tariffs'
 import { type BotApiStandIn, startBotApi } from '../test/support/bot-api'
 import { scriptNodeArgs } from '../test/support/scripts'
+import { backendsCpuUs, benchDatabase, cpuDeltaUs, percentile, processCpuUs } from './support'
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 const CONSULTATIONS = Number(process.env.BENCH_CONSULTATIONS ?? 1000)
@@ -54,30 +54,11 @@ const BOT_ID = 7000001
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
-function pct(sorted: number[], p: number): number {
-  if (sorted.length === 0) return Number.NaN
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!
-}
-
-/** CPU (µs) used so far by a process, from /proc (Linux). */
-async function cpuUs(pid: number): Promise<number> {
-  const f = (await readFile(`/proc/${pid}/stat`, 'utf8')).split(')')[1]!.trim().split(' ')
-  return ((Number(f[11]) + Number(f[12])) * 1e6) / 100
-}
-
-/** CPU (µs) used so far by every backend connected to the database (server on this machine). */
-async function backendsCpuUs(pool: pg.Pool): Promise<Map<number, number>> {
-  const r = await pool.query<{ pid: number }>(
-    'select pid from pg_stat_activity where datname = current_database()',
-  )
-  const out = new Map<number, number>()
-  for (const { pid } of r.rows) out.set(pid, await cpuUs(pid).catch(() => 0))
-  return out
-}
-function deltaUs(a: Map<number, number>, b: Map<number, number>): number {
-  let t = 0
-  for (const [pid, v] of b) t += v - (a.get(pid) ?? 0)
-  return t
+/** The app's CPU time (µs) so far; the bench reads /proc, so it runs where /proc is. */
+async function appCpuUs(pid: number): Promise<number> {
+  const us = await processCpuUs(pid)
+  if (us === null) throw new Error(`cannot read /proc/${pid}/stat`)
+  return us
 }
 
 async function rssMb(pid: number): Promise<{ rss: number; hwm: number }> {
@@ -113,14 +94,7 @@ const jobValues = (name: string, data: object, singletonKey: string | null) => [
 ]
 
 async function main() {
-  let server: EmbeddedServer | undefined
-  let serverUrl = process.env.DATABASE_URL
-  if (!serverUrl) {
-    process.stdout.write('starting embedded PostgreSQL... ')
-    server = await startEmbeddedPostgres()
-    serverUrl = server.url
-    console.log('ok')
-  }
+  const database = await benchDatabase('desk_bench')
   let tg: BotApiStandIn | undefined
   let child: ChildProcess | undefined
   let handle: DbHandle | undefined
@@ -135,12 +109,12 @@ async function main() {
     await jobs?.stop().catch(() => {})
     await handle?.close().catch(() => {})
     await tg?.close().catch(() => {})
-    await server?.stop()
+    await database.close()
   }
   process.once('SIGINT', () => void cleanup().finally(() => process.exit(130)))
 
   try {
-    const url = await ensureDatabase(serverUrl, `desk_bench_${randomBytes(4).toString('hex')}`)
+    const url = database.url
     handle = createDb(url, 16)
     const db = handle.db
     await migrateToLatest(db)
@@ -269,7 +243,7 @@ async function main() {
     // when desk_message and desk_consultation were still empty, they make cached generic plans seq-scan them.
     await sql`analyze`.execute(db)
     process.stdout.write(`bot: ${CONSULTATIONS * MESSAGES} messages, window ${WINDOW}... `)
-    const appCpu0 = await cpuUs(pid)
+    const appCpu0 = await appCpuUs(pid)
     const benchCpu0 = process.cpuUsage()
     const db0 = await backendsCpuUs(handle.pool)
     const statsQ =
@@ -278,9 +252,9 @@ async function main() {
     const load = await drive(setA, MESSAGES)
     await sleep(600) // pg_stat counters are flushed about every 0.5 s
     const st1 = (await handle.pool.query(statsQ)).rows[0]
-    const appCpu = (await cpuUs(pid)) - appCpu0
+    const appCpu = (await appCpuUs(pid)) - appCpu0
     const benchCpu = ((c) => c.user + c.system)(process.cpuUsage(benchCpu0))
-    const dbCpu = deltaUs(db0, await backendsCpuUs(handle.pool))
+    const dbCpu = cpuDeltaUs(db0, await backendsCpuUs(handle.pool)) ?? 0
     console.log('done')
     await sleep(2000)
     const after = await rssMb(pid)
@@ -408,7 +382,7 @@ async function main() {
     const dbb0 = await backendsCpuUs(handle.pool)
     const base = await runBaseline(MESSAGES)
     const baseClientCpu = ((c) => c.user + c.system)(process.cpuUsage(bench1))
-    const baseDbCpu = deltaUs(dbb0, await backendsCpuUs(handle.pool))
+    const baseDbCpu = cpuDeltaUs(dbb0, await backendsCpuUs(handle.pool)) ?? 0
     const baseRate = base.n / base.seconds
     const ratio = botRate / baseRate
 
@@ -420,11 +394,11 @@ async function main() {
     )
     console.log(
       `bot      ${botRate.toFixed(0).padStart(6)} accepted msgs/s  update -> copy job written: ` +
-        `p50 ${pct(lat, 50).toFixed(1)} ms, p99 ${pct(lat, 99).toFixed(1)} ms  (${accepted} accepted of ${load.total})`,
+        `p50 ${percentile(lat, 50).toFixed(1)} ms, p99 ${percentile(lat, 99).toFixed(1)} ms  (${accepted} accepted of ${load.total})`,
     )
     console.log(
       `baseline ${baseRate.toFixed(0).padStart(6)} tx/s (plain pg, same transaction, ${APP_POOL} connections)  ` +
-        `p50 ${pct(base.lat, 50).toFixed(2)} ms, p99 ${pct(base.lat, 99).toFixed(2)} ms`,
+        `p50 ${percentile(base.lat, 50).toFixed(2)} ms, p99 ${percentile(base.lat, 99).toFixed(2)} ms`,
     )
     const per = (us: number, n: number) => (us / n).toFixed(0)
     const dstat = (k: string) => ((Number(st1[k]) - Number(st0[k])) / load.total).toFixed(1)

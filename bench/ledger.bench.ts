@@ -13,46 +13,17 @@
  */
 import { randomBytes } from 'node:crypto'
 import pg from 'pg'
-import { type EmbeddedServer, ensureDatabase, startEmbeddedPostgres } from '../src/db/embedded'
 import { migrateToLatest } from '../src/db/migrator'
 import { createDb, type DbHandle } from '../src/db/pool'
 import { checkInvariants, Ledger } from '../src/ledger/ledger.service'
 import { quietLogger } from '../src/log'
+import { backendsCpuUs, benchDatabase, cpuDeltaUs, percentile } from './support'
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8)
 const WARMUP_SECONDS = Math.min(2, SECONDS / 4)
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32)
 const ACCOUNTS = 10_000
 const WIDE = { periodStart: new Date('2000-01-01T00:00:00Z'), periodEnd: new Date('2100-01-01T00:00:00Z') }
-
-/**
- * CPU ticks used so far by each backend of this database, read from /proc (Linux, server on this machine; else
- * null). Robust against other load on the machine, unlike wall-clock rates.
- */
-async function backendTicks(pool: pg.Pool): Promise<Map<number, number> | null> {
-  const { readFile } = await import('node:fs/promises')
-  const r = await pool.query<{ pid: number }>(
-    'select pid from pg_stat_activity where datname = current_database()',
-  )
-  const ticks = new Map<number, number>()
-  for (const { pid } of r.rows) {
-    try {
-      const f = (await readFile(`/proc/${pid}/stat`, 'utf8')).split(')')[1]!.trim().split(' ')
-      ticks.set(pid, Number(f[11]) + Number(f[12]))
-    } catch {
-      return null
-    }
-  }
-  return ticks
-}
-
-/** Backend CPU (µs) between two samples; a backend new in the second sample counts from zero. */
-function ticksDeltaUs(a: Map<number, number> | null, b: Map<number, number> | null): number | null {
-  if (!a || !b) return null
-  let total = 0
-  for (const [pid, t] of b) total += t - (a.get(pid) ?? 0)
-  return (total * 1e6) / 100 // USER_HZ = 100 ticks per second
-}
 
 interface Result {
   /** CPU time of the database backends per op (µs), when measurable. */
@@ -82,7 +53,7 @@ async function run(
   )
   const lat: number[] = []
   let refused = 0
-  const server0 = await backendTicks(probe)
+  const server0 = await backendsCpuUs(probe)
   const cpu0 = process.cpuUsage()
   const start = performance.now()
   const end = start + seconds * 1000
@@ -98,7 +69,7 @@ async function run(
   )
   const elapsed = (performance.now() - start) / 1000
   const cpu = process.cpuUsage(cpu0)
-  const server1 = await backendTicks(probe)
+  const server1 = await backendsCpuUs(probe)
   const latencies = Float64Array.from(lat).sort()
   return {
     ops: lat.length,
@@ -106,37 +77,21 @@ async function run(
     latencies,
     refused,
     clientCpuUs: (cpu.user + cpu.system) / lat.length,
-    serverCpuUs: ((d) => (d === null ? null : d / lat.length))(ticksDeltaUs(server0, server1)),
+    serverCpuUs: ((d) => (d === null ? null : d / lat.length))(cpuDeltaUs(server0, server1)),
   }
-}
-
-function pct(sorted: Float64Array, p: number): number {
-  if (sorted.length === 0) return Number.NaN
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!
 }
 
 const rate = (r: Result) => r.ops / r.seconds
 
 async function main() {
-  let server: EmbeddedServer | undefined
-  let serverUrl = process.env.DATABASE_URL
-  if (!serverUrl) {
-    process.stdout.write('starting embedded PostgreSQL... ')
-    server = await startEmbeddedPostgres()
-    serverUrl = server.url
-    console.log('ok')
-  }
-  const stopServer = async () => {
-    await server?.stop()
-  }
+  const database = await benchDatabase('ledger_bench')
   const onSignal = () => {
-    void stopServer().finally(() => process.exit(130))
+    void database.close().finally(() => process.exit(130))
   }
   process.once('SIGINT', onSignal)
   process.once('SIGTERM', onSignal)
 
-  const dbName = `ledger_bench_${randomBytes(4).toString('hex')}`
-  const url = await ensureDatabase(serverUrl, dbName)
+  const url = database.url
   let handle: DbHandle | undefined
   let raw: pg.Pool | undefined
   try {
@@ -246,7 +201,7 @@ async function main() {
       results.set(`${workload}/${impl}`, r)
       console.log(
         `${workload.padEnd(16)} ${impl.padEnd(9)} ${rate(r).toFixed(0).padStart(7)} ops/s  ` +
-          `p50 ${pct(r.latencies, 50).toFixed(2).padStart(6)} ms  p99 ${pct(r.latencies, 99).toFixed(2).padStart(6)} ms` +
+          `p50 ${percentile(r.latencies, 50).toFixed(2).padStart(6)} ms  p99 ${percentile(r.latencies, 99).toFixed(2).padStart(6)} ms` +
           `  CPU/op: client ${r.clientCpuUs.toFixed(0).padStart(4)} µs, server ` +
           `${r.serverCpuUs === null ? '   ?' : r.serverCpuUs.toFixed(0).padStart(4)} µs  (${r.ops} ops${r.refused ? `, ${r.refused} refused` : ''})`,
       )
@@ -279,13 +234,7 @@ async function main() {
   } finally {
     await raw?.end()
     await handle?.close()
-    if (!server) {
-      const admin = new pg.Client({ connectionString: serverUrl })
-      await admin.connect()
-      await admin.query(`drop database if exists ${dbName} with (force)`).catch(() => {})
-      await admin.end()
-    }
-    await stopServer()
+    await database.close()
   }
 }
 
