@@ -1,28 +1,12 @@
 import type { DeskRuntime } from '../config/load'
-import {
-  addBusinessMinutes,
-  type BusinessSchedule,
-  businessMinutesBetween,
-  compileSchedule,
-} from './business-time'
+import { deskSchedule } from '../orders/schedule'
+import { addBusinessMinutes, businessMinutesBetween } from './business-time'
 
 /**
  * An appeal's SLA in business time: due = accepted_at + the order's sla_minutes of the desk's schedule, and the
  * first answer's business minutes. The instants come from the database clock (accepted_at = the admission's
  * checked_at, first_response_at = the answer's); this module only does the calendar arithmetic.
  */
-
-const compiled = new WeakMap<DeskRuntime, BusinessSchedule>()
-
-/** The desk's compiled schedule (compiled once per desk object; the config is validated at load). */
-export function deskSchedule(desk: DeskRuntime): BusinessSchedule {
-  let s = compiled.get(desk)
-  if (!s) {
-    s = compileSchedule(desk.schedule)
-    compiled.set(desk, s)
-  }
-  return s
-}
 
 export function appealDueAt(desk: DeskRuntime, acceptedAt: Date, slaMinutes: number): Date {
   return addBusinessMinutes(deskSchedule(desk), acceptedAt, slaMinutes)

@@ -1,6 +1,6 @@
 import type { DeskRuntime } from '../config/load'
 import { addBusinessMinutes, businessMinutesBetween, nextOpening } from '../consultations/business-time'
-import { deskSchedule } from '../consultations/sla'
+import { deskSchedule } from '../orders/schedule'
 
 /**
  * When the SLA and window jobs are due: pure calendar arithmetic over the desk's schedule and config. The instants
