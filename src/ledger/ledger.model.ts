@@ -50,6 +50,11 @@ export interface ReserveLine {
   account: AccountRef
   /** A positive integer in the account's unit (an upper bound for tokens or money; settle the actual on commit). */
   amount: number
+  /**
+   * The instant whose period this line is taken from, when it is not the request's: e.g. a draft for a question
+   * accepted in a consultation's window, asked for after the window closed, is charged to that window's account.
+   */
+  at?: Date
 }
 
 export interface ConcurrencyLimit {

@@ -30,6 +30,8 @@ export interface ReserveCall {
   units: (string | null)[]
   amounts: number[]
   at: Date | null
+  /** Per line: the instant whose period applies (null: `at`); null when no line has its own. */
+  lineAts: (Date | null)[] | null
   concurrencyKey: string | null
   concurrencyMax: number | null
   ttlSeconds: number
@@ -68,7 +70,7 @@ export interface StoredLine {
 }
 
 const RESERVE_SQL = `select * from ledger_reserve($1, $2::bigint[], $3::text[], $4::text[], $5::text[],
-  $6::bigint[], $7::timestamptz, $8::text, $9::integer, $10::double precision, $11::text)`
+  $6::bigint[], $7::timestamptz, $8::text, $9::integer, $10::double precision, $11::text, $12::timestamptz[])`
 
 export async function callReserve(on: Runner, c: ReserveCall): Promise<ReserveRow> {
   const rows = await run<ReserveRow>(on, 'ledger_reserve', RESERVE_SQL, [
@@ -83,6 +85,7 @@ export async function callReserve(on: Runner, c: ReserveCall): Promise<ReserveRo
     c.concurrencyMax,
     c.ttlSeconds,
     c.fingerprint,
+    c.lineAts,
   ])
   return rows[0]!
 }

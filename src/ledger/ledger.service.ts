@@ -372,6 +372,7 @@ function reserveCall(req: ReserveRequest, defaultTtl: number): repo.ReserveCall 
     units: [],
     amounts: [],
     at: req.at ?? null,
+    lineAts: req.lines.some((l) => l.at) ? req.lines.map((l) => l.at ?? null) : null,
     concurrencyKey: req.concurrency?.key ?? null,
     concurrencyMax: req.concurrency?.max ?? null,
     ttlSeconds: req.ttlSeconds ?? defaultTtl,

@@ -390,6 +390,60 @@ describe('ledger: periods, grants and rollover', () => {
     await expectInvariants(t.db)
   })
 
+  it("a line can be taken from its own instant's period: all or none still holds across the periods", async () => {
+    // A consultation window 10:00-12:00 with 2 drafts, and an expert account open all along.
+    const windowKey = { scope: 'consultation', subject: uid('c'), unit: 'drafts' }
+    const g = await ledger.grant({
+      requestId: uid('g'),
+      ...windowKey,
+      periodStart: new Date('2026-11-30T10:00:00Z'),
+      periodEnd: new Date('2026-11-30T12:00:00Z'),
+      amount: 2,
+    })
+    if (!g.ok) throw new Error('grant')
+    const expert = await account(ledger, 10, { scope: 'expert', unit: 'drafts' })
+    const after = new Date('2026-11-30T13:00:00Z') // the window has closed
+    const accepted = new Date('2026-11-30T11:59:00Z') // the question was accepted inside it
+
+    const noLineInstant = await ledger.reserve({
+      requestId: uid('d'),
+      lines: [
+        { account: windowKey, amount: 1 },
+        { account: { accountId: expert }, amount: 1 },
+      ],
+      at: after,
+    })
+    expect(noLineInstant).toMatchObject({ admitted: false, reason: 'no_account', line: 0 })
+
+    // Several lines (the full path): the window's line at its own instant, the expert's at the request's.
+    const two = await ledger.reserve({
+      requestId: uid('d'),
+      lines: [
+        { account: windowKey, amount: 1, at: accepted },
+        { account: { accountId: expert }, amount: 1 },
+      ],
+      at: after,
+    })
+    expect(two.admitted).toBe(true)
+    if (!two.admitted) return
+    expect(two.lines.map((l) => l.account!.accountId)).toEqual([g.accountId, expert])
+    // One line (the fast path), and a line instant outside every period refuses as before.
+    const one = await ledger.reserve({
+      requestId: uid('d'),
+      lines: [{ account: windowKey, amount: 1, at: accepted }],
+      at: after,
+    })
+    expect(one.admitted && one.lines[0]!.account!.accountId).toBe(g.accountId)
+    const outside = await ledger.reserve({
+      requestId: uid('d'),
+      lines: [{ account: { accountId: g.accountId }, amount: 1, at: after }],
+    })
+    expect(outside).toMatchObject({ admitted: false, reason: 'inactive' })
+    expect(await ledger.balance({ accountId: g.accountId })).toMatchObject({ reserved: 2, used: 0 })
+    expect(await ledger.balance({ accountId: expert })).toMatchObject({ reserved: 1 })
+    await expectInvariants(t.db)
+  })
+
   it('without carry-over the old period keeps its units', async () => {
     const key = { scope: 'client', subject: uid('client'), unit: 'appeals' }
     const nov = monthlyPeriod(new Date('2026-11-15T12:00:00Z'), tz)
