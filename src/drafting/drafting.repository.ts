@@ -141,7 +141,7 @@ export async function draftingConsultation(q: Q, consultationId: number) {
 export async function openAppealOf(q: Q, consultationId: number) {
   return q
     .selectFrom('desk_appeal')
-    .select(['id', 'number'])
+    .select(['id', 'number', 'accepted_at'])
     .where('consultation_id', '=', consultationId)
     .where('state', '=', 'open')
     .executeTakeFirst()

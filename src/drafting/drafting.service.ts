@@ -163,6 +163,7 @@ export async function requestDraft(
       inputTokens: prompt.estimatedTokens,
       outputTokens: maxOut,
       at,
+      questionAcceptedAt: appeal.accepted_at,
     })
     const r = await ledger.reserve({
       requestId,
@@ -222,9 +223,11 @@ export async function requestDraft(
 
 /**
  * The ledger lines of a draft, in a fixed order: the consultation's drafts (by key: the account whose period, the
- * consultation's window, contains the instant), the expert's daily cap, the desk's monthly budget. The cap and
- * budget accounts of the period are created on first use by an idempotent grant in this same transaction; when
- * the configured amount changed since, the account is adjusted to it (journal reason `adjust`).
+ * consultation's window, contains the instant the question was accepted — so a question accepted at 17:59 can
+ * still be drafted for at 18:30, after the window closed), the expert's daily cap and the desk's monthly budget
+ * (both of the instant the draft is asked for). The cap and budget accounts of the period are created on first use
+ * by an idempotent grant in this same transaction; when the configured amount changed since, the account is adjusted
+ * to it (journal reason `adjust`).
  */
 async function admissionLines(
   ledger: LedgerTx,
@@ -237,6 +240,7 @@ async function admissionLines(
     inputTokens: number
     outputTokens: number
     at: Date
+    questionAcceptedAt: Date
   },
 ): Promise<{
   lines: ReserveLine[]
@@ -245,7 +249,11 @@ async function admissionLines(
 }> {
   const tz = desk.schedule.timezone
   const lines: ReserveLine[] = [
-    { account: { scope: CONSULTATION_SCOPE, subject: a.consultationId, unit: DRAFTS_UNIT }, amount: 1 },
+    {
+      account: { scope: CONSULTATION_SCOPE, subject: a.consultationId, unit: DRAFTS_UNIT },
+      amount: 1,
+      at: a.questionAcceptedAt,
+    },
   ]
   const kinds: LineKind[] = ['consultation']
   if (settings.expertDailyCap !== null) {

@@ -111,6 +111,24 @@ describe('drafting on the ledger: settle, races, unknown outcomes', () => {
     await invariantsHold(w)
   })
 
+  it('a question accepted in the window can be drafted for after the window closed, charged to that window', async () => {
+    const { consultationId } = await consultationWithQuestion(w)
+    const c = await w.deps.db
+      .selectFrom('consultation')
+      .select('access_until')
+      .where('id', '=', consultationId)
+      .executeTakeFirstOrThrow()
+    // Two hours after the close: the expert is still answering the accepted question.
+    const late = new Date(c.access_until!.getTime() + 2 * 3_600_000)
+    w.ai.script({ kind: 'ok', usage: { prompt: 10, completion: 5 } })
+    const r = await ask(w, consultationId, { at: late })
+    expect(r.status).toBe('queued')
+    if (r.status !== 'queued') return
+    await draftIn(w, r.draftId, ['ready'])
+    expect(await draftsAccount(w, consultationId)).toMatchObject({ reserved: 0, used: 1 })
+    await invariantsHold(w)
+  })
+
   it('two /draft at once on the last draft unit: one admitted, one refused with numbers (x25)', async () => {
     for (let i = 0; i < 25; i++) {
       const { consultationId } = await consultationWithQuestion(w, `race ${i}`, { tariff: 'one' })
