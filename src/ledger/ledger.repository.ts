@@ -72,7 +72,15 @@ export interface StoredLine {
 const RESERVE_SQL = `select * from ledger_reserve($1, $2::bigint[], $3::text[], $4::text[], $5::text[],
   $6::bigint[], $7::timestamptz, $8::text, $9::integer, $10::double precision, $11::text, $12::timestamptz[])`
 
+const RESERVE_ONE_SQL = `select * from ledger_reserve_one($1, $2::bigint, $3::text, $4::text, $5::text, $6::bigint,
+  $7::timestamptz, $8::double precision, $9::text)`
+
+/**
+ * One call to the database, whatever the outcome. A one-line reservation without a concurrency limit (the hot
+ * case) goes to ledger_reserve_one, which takes scalars instead of seven arrays; the same row comes back.
+ */
 export async function callReserve(on: Runner, c: ReserveCall): Promise<ReserveRow> {
+  if (c.amounts.length === 1 && c.concurrencyKey === null) return callReserveOne(on, c)
   const rows = await run<ReserveRow>(on, 'ledger_reserve', RESERVE_SQL, [
     c.requestId,
     c.accountIds,
@@ -86,6 +94,21 @@ export async function callReserve(on: Runner, c: ReserveCall): Promise<ReserveRo
     c.ttlSeconds,
     c.fingerprint,
     c.lineAts,
+  ])
+  return rows[0]!
+}
+
+async function callReserveOne(on: Runner, c: ReserveCall): Promise<ReserveRow> {
+  const rows = await run<ReserveRow>(on, 'ledger_reserve_one', RESERVE_ONE_SQL, [
+    c.requestId,
+    c.accountIds[0],
+    c.scopes[0],
+    c.subjects[0],
+    c.units[0],
+    c.amounts[0],
+    c.lineAts?.[0] ?? c.at,
+    c.ttlSeconds,
+    c.fingerprint,
   ])
   return rows[0]!
 }
@@ -107,6 +130,30 @@ const SETTLE_SQL = `select o_outcome, o_state, o_prev_state, to_jsonb(o_amounts)
   to_jsonb(o_actuals) as o_actuals, to_jsonb(o_charged) as o_charged, o_overrun, o_accounts
   from ledger_settle($1, $2, $3::bigint[], $4, $5::text)`
 
+/**
+ * ledger_settle_one's row. A one-line commit or release: o_line = [account id, amount, actual, charged, overrun,
+ * granted, reserved, used, holds] (the account's numbers after it). Any other outcome: o_full, the full path's result.
+ */
+interface SettleOneRow {
+  o_outcome: string
+  o_state: string | null
+  o_line: [number, number, number | null, number | null, boolean, number, number, number, number] | null
+  o_full: {
+    prevState: string | null
+    amounts: number[] | null
+    actuals: number[] | null
+    charged: number[] | null
+    overrun: boolean | null
+    accounts: SettleRow['o_accounts']
+  } | null
+}
+
+const SETTLE_ONE_SQL = 'select * from ledger_settle_one($1, $2, $3::bigint, $4, $5::text)'
+
+/**
+ * One call to the database, whatever the outcome. With at most one actual it goes to ledger_settle_one (a one-line
+ * commit or release comes back as one small json array); several actuals go to ledger_settle.
+ */
 export async function callSettle(
   on: Runner,
   requestId: string,
@@ -115,6 +162,37 @@ export async function callSettle(
   policy: string,
   note: string | null,
 ): Promise<SettleRow> {
+  if (actuals === null || actuals.length === 1) {
+    const [row] = await run<SettleOneRow>(on, 'ledger_settle_one', SETTLE_ONE_SQL, [
+      requestId,
+      to,
+      actuals?.[0] ?? null,
+      policy,
+      note,
+    ])
+    const { o_outcome, o_state, o_line: l, o_full: f } = row!
+    if (l)
+      return {
+        o_outcome,
+        o_state,
+        o_prev_state: 'reserved',
+        o_amounts: [l[1]],
+        o_actuals: l[2] === null ? null : [l[2]],
+        o_charged: l[3] === null ? null : [l[3]],
+        o_overrun: l[4],
+        o_accounts: [{ accountId: l[0], granted: l[5], reserved: l[6], used: l[7], holds: l[8] }],
+      }
+    return {
+      o_outcome,
+      o_state,
+      o_prev_state: f?.prevState ?? null,
+      o_amounts: f?.amounts ?? null,
+      o_actuals: f?.actuals ?? null,
+      o_charged: f?.charged ?? null,
+      o_overrun: f?.overrun ?? null,
+      o_accounts: f?.accounts ?? null,
+    }
+  }
   const rows = await run<SettleRow>(on, 'ledger_settle', SETTLE_SQL, [requestId, to, actuals, policy, note])
   return rows[0]!
 }

@@ -6,7 +6,8 @@ import { createTestDatabase, type TestDatabase } from '../support/db'
 import { account, expectInvariants, uid } from './ledger.fixtures'
 
 /**
- * The one-line fast paths of ledger_reserve / ledger_settle (migration 2026-11-30T0720) must store and return
+ * The one-line fast paths (ledger_reserve_one / ledger_settle_one of migration 2026-11-30T0750, which the
+ * repository calls for every one-line reservation and every settle with at most one actual) must store and return
  * exactly what the full functions (ledger_reserve_full / ledger_settle_full) do. Twin accounts with the same
  * numbers: one goes through the fast path, the other through the full function called directly.
  */
@@ -137,4 +138,100 @@ describe.each([
     ).toMatchObject({ admitted: true })
     await expectInvariants(t.db)
   })
+
+  it('commit and release answer with the numbers after the settle', async () => {
+    const ledger = ledgerOf()
+    const id = await account(ledger, 50)
+    const a = uid('q')
+    await ledger.reserve({ requestId: a, lines: [{ account: { accountId: id }, amount: 10 }] })
+    expect(await ledger.commit(a, 12, { overrunPolicy: 'cap' })).toEqual({
+      ok: true,
+      requestId: a,
+      state: 'committed',
+      replayed: false,
+      amounts: [10],
+      actuals: [12],
+      charged: [10],
+      overrun: true,
+      accounts: [{ accountId: id, granted: 50, reserved: 0, used: 10, available: 40, activeHolds: 0 }],
+    })
+    const b = uid('q')
+    await ledger.reserve({ requestId: b, lines: [{ account: { accountId: id }, amount: 5 }] })
+    expect(await ledger.release(b)).toEqual({
+      ok: true,
+      requestId: b,
+      state: 'released',
+      replayed: false,
+      amounts: [5],
+      actuals: null,
+      charged: null,
+      overrun: false,
+      accounts: [{ accountId: id, granted: 50, reserved: 0, used: 10, available: 40, activeHolds: 0 }],
+    })
+    await expectInvariants(t.db)
+  })
+
+  it('every other one-line case is answered by the full path in the same call', async () => {
+    const ledger = ledgerOf()
+    const subject = uid('s')
+    const id = await account(ledger, 5, { subject })
+    // By key: the account whose period holds the instant.
+    const byKey = uid('q')
+    expect(
+      await ledger.reserve({
+        requestId: byKey,
+        lines: [{ account: { scope: 'test', subject, unit: 'appeals' }, amount: 2 }],
+      }),
+    ).toMatchObject({ admitted: true, lines: [{ account: { accountId: id, reserved: 2, available: 3 } }] })
+    // No account with that key, or none whose period holds the instant: refusals with their reason.
+    expect(
+      await ledger.reserve({
+        requestId: uid('q'),
+        lines: [{ account: { scope: 'test', subject: uid('none'), unit: 'appeals' }, amount: 1 }],
+      }),
+    ).toMatchObject({ admitted: false, reason: 'no_account' })
+    expect(
+      await ledger.reserve({
+        requestId: uid('q'),
+        lines: [{ account: { accountId: id }, amount: 1, at: new Date('1999-06-01T00:00:00Z') }],
+      }),
+    ).toMatchObject({ admitted: false, reason: 'inactive' })
+    // unknown -> committed is not the fast path's move: the full path makes it, charging the actual.
+    expect(await ledger.markUnknown(byKey)).toMatchObject({ ok: true, state: 'unknown' })
+    expect(await ledger.commit(byKey, 1)).toMatchObject({
+      ok: true,
+      state: 'committed',
+      amounts: [2],
+      actuals: [1],
+      charged: [1],
+      accounts: [{ accountId: id, reserved: 0, used: 1, activeHolds: 0 }],
+    })
+    expect(await ledger.release(byKey)).toMatchObject({ ok: false, reason: 'invalid_transition' })
+    expect(await ledger.commit(uid('never'), 1)).toMatchObject({ ok: false, reason: 'not_found' })
+    await expectInvariants(t.db)
+  })
+})
+
+it('the transition table governs the fast settle too: a move taken out of it is refused', async () => {
+  const id = await account(viaPool, 5)
+  const requestId = uid('q')
+  await viaPool.reserve({ requestId, lines: [{ account: { accountId: id }, amount: 1 }] })
+  const rollback = new Error('rollback')
+  await expect(
+    t.db.transaction().execute(async (trx) => {
+      await trx
+        .deleteFrom('ledger_transition')
+        .where('from_state', '=', 'reserved')
+        .where('to_state', '=', 'released')
+        .execute()
+      expect(await viaPool.in(trx).release(requestId)).toMatchObject({
+        ok: false,
+        reason: 'invalid_transition',
+        state: 'reserved',
+      })
+      throw rollback
+    }),
+  ).rejects.toBe(rollback)
+  expect(await viaPool.release(requestId)).toMatchObject({ ok: true, state: 'released' })
+  await expectInvariants(t.db)
 })
