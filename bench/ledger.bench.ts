@@ -6,10 +6,13 @@
  * state + account + journal row), each its own transaction, through the Ledger API given its pg pool (named prepared
  * statements, as `new Ledger(db, { pool })`).
  * Each runs over 10,000 accounts and on one hot account. Prints ops/s (one op = one baseline transaction or one
- * ledger reserve+commit cycle), p50/p99 latency, the ratio ledger/baseline and a final invariant check.
+ * ledger reserve+commit cycle), p50/p99 latency, the ratio ledger/baseline (overall and per pair of slices) and a
+ * final invariant check. Within a workload the two implementations alternate in slices, so that drift in a noisy
+ * machine's speed, and the tables' growth, fall on both.
  *
  * DATABASE_URL: use that server (a fresh database is created and dropped); otherwise an embedded PostgreSQL is
- * started and stopped. BENCH_SECONDS (default 8) per phase; BENCH_CONNECTIONS (default 32).
+ * started and stopped. BENCH_SECONDS (default 8) per implementation and workload, in BENCH_ROUNDS (default 4)
+ * slices; BENCH_CONNECTIONS (default 32).
  */
 import { randomBytes } from 'node:crypto'
 import pg from 'pg'
@@ -21,6 +24,8 @@ import { backendsCpuUs, benchDatabase, cpuDeltaUs, percentile } from './support'
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8)
 const WARMUP_SECONDS = Math.min(2, SECONDS / 4)
+/** Each implementation's SECONDS are cut into this many slices, baseline and ledger alternating. */
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 4)
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32)
 const ACCOUNTS = 10_000
 const WIDE = { periodStart: new Date('2000-01-01T00:00:00Z'), periodEnd: new Date('2100-01-01T00:00:00Z') }
@@ -36,23 +41,36 @@ interface Result {
   refused: number
 }
 
+/** What a phase has measured so far, over its slices. */
+interface Tally {
+  ops: number
+  seconds: number
+  lat: number[]
+  refused: number
+  clientUs: number
+  serverUs: number | null
+}
+
+const newTally = (): Tally => ({ ops: 0, seconds: 0, lat: [], refused: 0, clientUs: 0, serverUs: 0 })
+
 /** Request ids stay unique across phases (a reused id would be a replay, or a conflict on another account). */
 let seq = 0
 
-/** Runs `CONNECTIONS` workers looping on `op` for `seconds` (after a warm-up whose ops are not counted). */
-async function run(
-  op: (worker: number, seq: number) => Promise<boolean>,
-  seconds: number,
-  probe: pg.Pool,
-): Promise<Result> {
-  const warmEnd = performance.now() + WARMUP_SECONDS * 1000
+type Op = (worker: number, seq: number) => Promise<boolean>
+
+/** `CONNECTIONS` workers looping on `op` for `seconds`, ops not counted. */
+async function warmUp(op: Op, seconds: number): Promise<void> {
+  const end = performance.now() + seconds * 1000
   await Promise.all(
     Array.from({ length: CONNECTIONS }, async (_, w) => {
-      while (performance.now() < warmEnd) await op(w, seq++)
+      while (performance.now() < end) await op(w, seq++)
     }),
   )
-  const lat: number[] = []
-  let refused = 0
+}
+
+/** `CONNECTIONS` workers looping on `op` for `seconds`, counted into `t`; returns this slice's ops/s. */
+async function slice(op: Op, seconds: number, probe: pg.Pool, t: Tally): Promise<number> {
+  const ops0 = t.ops
   const server0 = await backendsCpuUs(probe)
   const cpu0 = process.cpuUsage()
   const start = performance.now()
@@ -62,22 +80,29 @@ async function run(
       while (performance.now() < end) {
         const t0 = performance.now()
         const ok = await op(w, seq++)
-        lat.push(performance.now() - t0)
-        if (!ok) refused++
+        t.lat.push(performance.now() - t0)
+        t.ops++
+        if (!ok) t.refused++
       }
     }),
   )
   const elapsed = (performance.now() - start) / 1000
   const cpu = process.cpuUsage(cpu0)
-  const server1 = await backendsCpuUs(probe)
-  const latencies = Float64Array.from(lat).sort()
+  const server = cpuDeltaUs(server0, await backendsCpuUs(probe))
+  t.seconds += elapsed
+  t.clientUs += cpu.user + cpu.system
+  t.serverUs = server === null || t.serverUs === null ? null : t.serverUs + server
+  return (t.ops - ops0) / elapsed
+}
+
+function result(t: Tally): Result {
   return {
-    ops: lat.length,
-    seconds: elapsed,
-    latencies,
-    refused,
-    clientCpuUs: (cpu.user + cpu.system) / lat.length,
-    serverCpuUs: ((d) => (d === null ? null : d / lat.length))(cpuDeltaUs(server0, server1)),
+    ops: t.ops,
+    seconds: t.seconds,
+    latencies: Float64Array.from(t.lat).sort(),
+    refused: t.refused,
+    clientCpuUs: t.clientUs / t.ops,
+    serverCpuUs: t.serverUs === null ? null : t.serverUs / t.ops,
   }
 }
 
@@ -185,26 +210,49 @@ async function main() {
       return c.ok
     }
 
-    const phases: [string, string, (w: number, s: number) => Promise<boolean>][] = [
-      ['10,000 accounts', 'baseline', baseline(pick)],
-      ['10,000 accounts', 'ledger', cycle(pick)],
-      ['1 hot account', 'baseline', baseline(() => hot)],
-      ['1 hot account', 'ledger', cycle(() => hot)],
+    const workloads: [string, Op, Op][] = [
+      ['10,000 accounts', baseline(pick), cycle(pick)],
+      ['1 hot account', baseline(() => hot), cycle(() => hot)],
     ]
     console.log(
       `PostgreSQL ${(await handle.pool.query('show server_version')).rows[0].server_version}, ` +
-        `${CONNECTIONS} connections, ${SECONDS} s per phase (+${WARMUP_SECONDS} s warm-up)`,
+        `${CONNECTIONS} connections, ${SECONDS} s per implementation and workload in ${ROUNDS} alternating slices ` +
+        `(+${WARMUP_SECONDS} s warm-up each)`,
     )
     const results = new Map<string, Result>()
-    for (const [workload, impl, op] of phases) {
-      const r = await run(op, SECONDS, raw)
-      results.set(`${workload}/${impl}`, r)
-      console.log(
-        `${workload.padEnd(16)} ${impl.padEnd(9)} ${rate(r).toFixed(0).padStart(7)} ops/s  ` +
-          `p50 ${percentile(r.latencies, 50).toFixed(2).padStart(6)} ms  p99 ${percentile(r.latencies, 99).toFixed(2).padStart(6)} ms` +
-          `  CPU/op: client ${r.clientCpuUs.toFixed(0).padStart(4)} µs, server ` +
-          `${r.serverCpuUs === null ? '   ?' : r.serverCpuUs.toFixed(0).padStart(4)} µs  (${r.ops} ops${r.refused ? `, ${r.refused} refused` : ''})`,
-      )
+    const sliceRatios = new Map<string, number[]>()
+    for (const [workload, baseOp, ledgerOp] of workloads) {
+      await warmUp(baseOp, WARMUP_SECONDS)
+      await warmUp(ledgerOp, WARMUP_SECONDS)
+      // Baseline and ledger alternate (B L, L B, B L, ...) so that a machine getting busier or quieter during the
+      // run, or tables growing, weighs on both alike.
+      const b = newTally()
+      const l = newTally()
+      const ratios: number[] = []
+      for (let round = 0; round < ROUNDS; round++) {
+        const seconds = SECONDS / ROUNDS
+        if (round % 2 === 0) {
+          const rb = await slice(baseOp, seconds, raw, b)
+          ratios.push((await slice(ledgerOp, seconds, raw, l)) / rb)
+        } else {
+          const rl = await slice(ledgerOp, seconds, raw, l)
+          ratios.push(rl / (await slice(baseOp, seconds, raw, b)))
+        }
+      }
+      sliceRatios.set(workload, ratios)
+      for (const [impl, t] of [
+        ['baseline', b],
+        ['ledger', l],
+      ] as const) {
+        const r = result(t)
+        results.set(`${workload}/${impl}`, r)
+        console.log(
+          `${workload.padEnd(16)} ${impl.padEnd(9)} ${rate(r).toFixed(0).padStart(7)} ops/s  ` +
+            `p50 ${percentile(r.latencies, 50).toFixed(2).padStart(6)} ms  p99 ${percentile(r.latencies, 99).toFixed(2).padStart(6)} ms` +
+            `  CPU/op: client ${r.clientCpuUs.toFixed(0).padStart(4)} µs, server ` +
+            `${r.serverCpuUs === null ? '   ?' : r.serverCpuUs.toFixed(0).padStart(4)} µs  (${r.ops} ops${r.refused ? `, ${r.refused} refused` : ''})`,
+        )
+      }
     }
     for (const [what, n] of notes) console.log(`  ${what}: ${n}`)
     console.log('')
@@ -216,7 +264,10 @@ async function main() {
       const cpuRatio = cpu(b) !== null && cpu(l) !== null ? cpu(b)! / cpu(l)! : null
       console.log(
         `ratio ledger/baseline, ${workload}: ${ratio.toFixed(2)} (target >= 0.80${ratio >= 0.8 ? ', met' : ', NOT met'}); ` +
-          `ledger transactions/s (2 per cycle): ${(2 * rate(l)).toFixed(0)}` +
+          `per slice pair ${sliceRatios
+            .get(workload)!
+            .map((x) => x.toFixed(2))
+            .join(' ')}; ledger transactions/s (2 per cycle): ${(2 * rate(l)).toFixed(0)}` +
           (cpuRatio === null
             ? ''
             : `; CPU-time ratio (baseline ÷ ledger CPU per op): ${cpuRatio.toFixed(2)}`),
