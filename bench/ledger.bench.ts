@@ -214,8 +214,11 @@ async function main() {
       ['10,000 accounts', baseline(pick), cycle(pick)],
       ['1 hot account', baseline(() => hot), cycle(() => hot)],
     ]
+    // Durability decides what a commit costs (a WAL flush per transaction, and the cycle has two), so it is printed.
+    const setting = async (name: string) => (await handle!.pool.query(`show ${name}`)).rows[0][name] as string
     console.log(
-      `PostgreSQL ${(await handle.pool.query('show server_version')).rows[0].server_version}, ` +
+      `PostgreSQL ${await setting('server_version')} (fsync ${await setting('fsync')}, synchronous_commit ` +
+        `${await setting('synchronous_commit')}), ` +
         `${CONNECTIONS} connections, ${SECONDS} s per implementation and workload in ${ROUNDS} alternating slices ` +
         `(+${WARMUP_SECONDS} s warm-up each)`,
     )
