@@ -3,10 +3,17 @@ import type { Api } from 'grammy'
 import type pg from 'pg'
 import type { DeskRuntime, LoadedConfig } from './config/load'
 import type { Db } from './db/database'
-import type { LlmClient } from './drafting/provider'
 import type { Jobs } from './jobs/jobs'
 import type { Ledger } from './ledger/ledger.service'
+import type { LlmClient } from './llm/provider'
 import type { Logger } from './log'
+
+/** `deps.i18n.t`'s shape, for code that renders texts without a Context. */
+export type Translator = (
+  lang: string,
+  key: string,
+  params?: Record<string, string | number | Date>,
+) => string
 
 /**
  * What every use case and job handler may depend on. Built once in src/app.ts and passed down; handlers never

@@ -11,12 +11,6 @@ export function supportedLanguage(code: string | undefined | null): Language | u
   return (LANGUAGES as readonly string[]).includes(base ?? '') ? (base as Language) : undefined
 }
 
-export type Translator = (
-  lang: string,
-  key: string,
-  params?: Record<string, string | number | Date>,
-) => string
-
 /**
  * Fluent files per language (src/bot/locales/<lang>/*.ftl, one file per feature). useIsolating is off: the Unicode
  * isolation marks Fluent adds around variables show up as garbage in some Telegram clients.

@@ -46,3 +46,39 @@ export async function markBlocked(trx: Db | Trx, botId: number, userId: number):
     .executeTakeFirst()
   return Number(r.numUpdatedRows) > 0
 }
+
+/** The time zone the client chose (null: none chosen). */
+export async function findClientZone(q: Db | Trx, botId: number, userId: number): Promise<string | null> {
+  const c = await q
+    .selectFrom('client')
+    .select('time_zone')
+    .where('bot_id', '=', botId)
+    .where('user_id', '=', userId)
+    .executeTakeFirst()
+  return c?.time_zone ?? null
+}
+
+export async function updateClientZone(
+  q: Db | Trx,
+  botId: number,
+  userId: number,
+  zone: string,
+): Promise<boolean> {
+  const r = await q
+    .updateTable('client')
+    .set({ time_zone: zone })
+    .where('bot_id', '=', botId)
+    .where('user_id', '=', userId)
+    .executeTakeFirst()
+  return Number(r.numUpdatedRows) > 0
+}
+
+export async function isClientBanned(q: Db | Trx, botId: number, userId: number): Promise<boolean> {
+  const r = await q
+    .selectFrom('client')
+    .select('banned_at')
+    .where('bot_id', '=', botId)
+    .where('user_id', '=', userId)
+    .executeTakeFirst()
+  return Boolean(r?.banned_at)
+}

@@ -1,6 +1,6 @@
 import { IANAZone } from 'luxon'
 import { z } from 'zod'
-import { compileSchedule, ScheduleConfigError, WEEKDAYS } from '../consultations/business-time'
+import { compileSchedule, ScheduleConfigError, WEEKDAYS } from '../time/business-time'
 
 /** Languages the bot speaks; every user-facing text in config is given per language. */
 export const LANGUAGES = ['ru', 'en'] as const

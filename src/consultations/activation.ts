@@ -1,4 +1,5 @@
 import { audit } from '../audit/audit'
+import { clientZone } from '../clients/clients.service'
 import type { Trx } from '../db/database'
 import type { Deps } from '../deps'
 import type { Outbox } from '../jobs/jobs'
@@ -12,8 +13,8 @@ import {
   type Order,
   updateOrder,
 } from '../orders/orders.repository'
-import { clientZone, windowParams } from '../payments/client-time'
 import { notify } from '../telegram/notify'
+import { windowParams } from '../time/client-time'
 import { consultationActivatedQueue } from './consultations.jobs'
 
 /**

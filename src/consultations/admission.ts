@@ -1,4 +1,5 @@
 import type { Message } from 'grammy/types'
+import { clientZone } from '../clients/clients.service'
 import type { DeskRuntime } from '../config/load'
 import type { Trx } from '../db/database'
 import type { Deps } from '../deps'
@@ -7,13 +8,12 @@ import type { Refusal as LedgerRefusal } from '../ledger/ledger.model'
 import { LedgerTx } from '../ledger/ledger.service'
 import { scheduleAppealSla } from '../lifecycle/lifecycle.jobs'
 import { APPEALS_UNIT, CONSULTATION_SCOPE } from '../orders/allowances'
-import { clientZone } from '../payments/client-time'
-import { formatHours, formatInstant } from '../payments/format'
 import { type ContentType, contentTypeOf, storedContent } from '../routing/content'
 import { insertNote } from '../routing/delivery'
 import { insertItem, requeueBlocked } from '../routing/messages.repository'
 import { wakeLane } from '../routing/routing.jobs'
 import { notify } from '../telegram/notify'
+import { formatHours, formatInstant } from '../time/format'
 import {
   type AdmitRow,
   callAdmit,

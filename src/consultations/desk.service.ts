@@ -1,6 +1,7 @@
 import type { InlineKeyboardMarkup } from 'grammy/types'
 import { sql } from 'kysely'
 import { audit } from '../audit/audit'
+import { clientZone } from '../clients/clients.service'
 import type { DeskRuntime } from '../config/load'
 import type { Db, Trx } from '../db/database'
 import type { Deps } from '../deps'
@@ -8,12 +9,11 @@ import type { Outbox } from '../jobs/jobs'
 import { scheduleWindowJobs } from '../lifecycle/lifecycle.jobs'
 import { CONSULTATION_SCOPE } from '../orders/allowances'
 import { canTransition, lockOrder, moveOrder } from '../orders/order-state'
-import { clientZone } from '../payments/client-time'
-import { formatInstant } from '../payments/format'
 import { insertNote } from '../routing/delivery'
 import { activeRoute, findRouteByThread } from '../routing/routes.repository'
 import { wakeLane } from '../routing/routing.jobs'
 import { notify } from '../telegram/notify'
+import { formatInstant } from '../time/format'
 import {
   ensureDeskConsultation,
   lockConsultationKey,
@@ -47,16 +47,6 @@ export function topicOf(q: Db | Trx, consultationId: number) {
 }
 
 export { openAppeal }
-
-export async function isClientBanned(q: Db | Trx, botId: number, userId: number): Promise<boolean> {
-  const r = await q
-    .selectFrom('client')
-    .select('banned_at')
-    .where('bot_id', '=', botId)
-    .where('user_id', '=', userId)
-    .executeTakeFirst()
-  return Boolean(r?.banned_at)
-}
 
 // -------------------------------------------------------------------------------------------------------------
 // Writing into a topic

@@ -1,6 +1,6 @@
 import type { DeskRuntime } from '../config/load'
-import { deskSchedule } from '../orders/schedule'
-import { addBusinessMinutes, businessMinutesBetween } from './business-time'
+import { addBusinessMinutes, businessMinutesBetween } from '../time/business-time'
+import { deskSchedule } from '../time/schedule'
 
 /**
  * An appeal's SLA in business time: due = accepted_at + the order's sla_minutes of the desk's schedule, and the

@@ -3,8 +3,8 @@ import { sql } from 'kysely'
 import type { Deps } from '../deps'
 import { defineQueue } from '../jobs/queue'
 import { listUserOrders } from '../orders/orders.repository'
-import { formatInstant } from '../payments/format'
 import { isBlocked, isTopicUnusable } from '../telegram/api'
+import { formatInstant } from '../time/format'
 
 /**
  * Jobs of the dispute desk. Each is idempotent: a send is recorded in outbound_message under its key before the

@@ -1,17 +1,17 @@
 import type { Selectable } from 'kysely'
 import { sql } from 'kysely'
 import { audit } from '../audit/audit'
-import { claimUpdate } from '../bot/once'
+import { clientZone } from '../clients/clients.service'
 import type { DeskRuntime } from '../config/load'
-import { addBusinessMinutes } from '../consultations/business-time'
 import type { Trx } from '../db/database'
+import { claimUpdate } from '../db/once'
 import type { Deps } from '../deps'
 import { dbNow, findPayment } from '../orders/orders.repository'
-import { deskSchedule } from '../orders/schedule'
-import { clientZone } from '../payments/client-time'
-import { formatInstant } from '../payments/format'
 import { type RefundOutcome, refundPayment } from '../payments/refunds'
 import { notify } from '../telegram/notify'
+import { addBusinessMinutes } from '../time/business-time'
+import { formatInstant } from '../time/format'
+import { deskSchedule } from '../time/schedule'
 import {
   disputeCloseTopicQueue,
   disputeNoteQueue,

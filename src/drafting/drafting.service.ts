@@ -3,6 +3,7 @@ import type { InlineKeyboardMarkup } from 'grammy/types'
 import type { Insertable } from 'kysely'
 import { DateTime } from 'luxon'
 import { audit } from '../audit/audit'
+import { type DeskDrafting, deskDrafting, findModel, type ModelPrice } from '../config/drafting'
 import { type DeskRuntime, pick } from '../config/load'
 import { recordStaffAnswer } from '../consultations/answers'
 import { postToTopic } from '../consultations/desk.service'
@@ -12,9 +13,9 @@ import { errorSummary, type Outbox } from '../jobs/jobs'
 import type { Refusal, ReservationView, ReserveLine } from '../ledger/ledger.model'
 import { dailyPeriod, monthlyPeriod, type Period } from '../ledger/ledger.periods'
 import { LedgerTx } from '../ledger/ledger.service'
+import type { CompletionOutcome, Usage } from '../llm/provider'
 import { CONSULTATION_SCOPE, DRAFTS_UNIT } from '../orders/allowances'
 import { findTariff } from '../orders/tariffs'
-import { type DeskDrafting, deskDrafting, findModel, type ModelPrice } from './drafting.config'
 import { draftRunQueue } from './drafting.jobs'
 import type { ActionResult, DraftRefusal, ReconcileResult, RequestResult, RunResult } from './drafting.model'
 import {
@@ -38,7 +39,6 @@ import {
 import type { DraftSource } from './drafting.tables'
 import { budgetAmount, formatBudget, formatMoney, priceMinor } from './price'
 import { buildPrompt } from './prompt'
-import type { CompletionOutcome, Usage } from './provider'
 
 /**
  * AI drafts for experts: reserve -> job -> LLM -> settle, and what experts and admins do with the result.

@@ -1,5 +1,5 @@
+import type { ModelPrice } from '../config/drafting'
 import type { LlmConfig } from '../config/schema'
-import type { ModelPrice } from './drafting.config'
 import type { PromptMessage } from './drafting.tables'
 
 /**

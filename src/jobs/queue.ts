@@ -2,7 +2,7 @@ import type PgBoss from 'pg-boss'
 
 /**
  * A queue with a typed payload. Queues are declared next to the feature that owns them and listed in
- * `src/jobs/queues.ts`, so every queue is created at start and a send to an undeclared one is a type error.
+ * `src/workers.ts` (the wiring), so every queue is created at start and a send to an undeclared one is a type error.
  */
 export interface QueueDef<T> {
   readonly name: string

@@ -3,7 +3,7 @@ import type { DeskRuntime } from '../config/load'
 import type { Db, Trx } from '../db/database'
 import type { Jobs, Outbox } from '../jobs/jobs'
 import { defineQueue } from '../jobs/queue'
-import { closingSoonAt, reminderAt } from './instants'
+import { closingSoonAt, reminderAt } from '../time/instants'
 
 /**
  * The SLA and window-lifecycle queues, and the functions that schedule their jobs at the right instants.

@@ -1,5 +1,6 @@
 import type { MessageEntity } from 'grammy/types'
 import { audit } from '../audit/audit'
+import { clientZone } from '../clients/clients.service'
 import type { DeskRuntime } from '../config/load'
 import { clockNow, type DeskConsultationView, lockConsultationView } from '../consultations/desk.repository'
 import { extendWindow, postToTopic, refreshTopic } from '../consultations/desk.service'
@@ -11,12 +12,11 @@ import { APPEALS_UNIT, CONSULTATION_SCOPE } from '../orders/allowances'
 import { lockOrder } from '../orders/order-state'
 import { primaryPayment } from '../orders/orders.repository'
 import type { BreachPolicy } from '../orders/orders.tables'
-import { clientZone } from '../payments/client-time'
-import { formatInstant } from '../payments/format'
 import { insertItemOnce } from '../routing/messages.repository'
 import { wakeLane } from '../routing/routing.jobs'
 import { notify } from '../telegram/notify'
-import { businessMinutesLeft, formatDuration, reminderAt } from './instants'
+import { formatInstant } from '../time/format'
+import { businessMinutesLeft, formatDuration, reminderAt } from '../time/instants'
 import {
   clientBlockedAt,
   ensureAppealSla,

@@ -3,8 +3,8 @@ import { clockNow } from '../consultations/desk.repository'
 import type { Db } from '../db/database'
 import { Ledger } from '../ledger/ledger.service'
 import { APPEALS_UNIT, CONSULTATION_SCOPE } from '../orders/allowances'
-import { formatInstant } from '../payments/format'
-import { formatDuration } from './instants'
+import { formatInstant } from '../time/format'
+import { formatDuration } from '../time/instants'
 import { openAppealsOf } from './lifecycle.repository'
 
 /**

@@ -2,7 +2,7 @@ import { clockNow, lockConsultationKey } from '../consultations/desk.repository'
 import { refreshTopic } from '../consultations/desk.service'
 import type { Deps } from '../deps'
 import { errorSummary } from '../jobs/jobs'
-import { reminderAt } from './instants'
+import { reminderAt } from '../time/instants'
 import {
   outboxOf,
   requestTopicClose,

@@ -2,19 +2,19 @@ import { createHash } from 'node:crypto'
 import type { User } from 'grammy/types'
 import { DateTime } from 'luxon'
 import { audit } from '../audit/audit'
-import { claimUpdate } from '../bot/once'
-import { upsertClient } from '../clients/clients.repository'
+import { isClientBanned, upsertClient } from '../clients/clients.repository'
+import { clientZone } from '../clients/clients.service'
 import type { DeskRuntime } from '../config/load'
 import type { TariffConfig } from '../config/schema'
 import { activateConsultation } from '../consultations/activation'
-import { isOpen, nextOpening } from '../consultations/business-time'
-import { isClientBanned } from '../consultations/desk.service'
 import type { Trx } from '../db/database'
+import { claimUpdate } from '../db/once'
 import type { Deps } from '../deps'
 import type { Outbox } from '../jobs/jobs'
-import { clientZone } from '../payments/client-time'
-import { formatInstant } from '../payments/format'
 import { notify } from '../telegram/notify'
+import { isOpen, nextOpening } from '../time/business-time'
+import { formatInstant } from '../time/format'
+import { deskSchedule } from '../time/schedule'
 import {
   type CapacityAccount,
   dayAccount,
@@ -34,7 +34,6 @@ import {
   type Order,
   updateOrder,
 } from './orders.repository'
-import { deskSchedule } from './schedule'
 import { announcedSlot, findTariff, snapshotTariff } from './tariffs'
 
 /**

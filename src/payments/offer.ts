@@ -1,11 +1,11 @@
 import { Info } from 'luxon'
-import type { Translator } from '../bot/i18n'
 import type { DeskRuntime } from '../config/load'
 import { pick } from '../config/load'
 import type { TariffConfig } from '../config/schema'
-import { isOpen, nextOpening, WEEKDAYS } from '../consultations/business-time'
-import { deskSchedule } from '../orders/schedule'
-import { formatHours, formatInstant } from './format'
+import { isOpen, nextOpening, WEEKDAYS } from '../time/business-time'
+import { formatHours, formatInstant } from '../time/format'
+import { deskSchedule } from '../time/schedule'
+import { type Translator } from '../deps'
 
 /**
  * What a client reads before paying: the tariff, what is included, the window, the SLA with the desk's hours,

@@ -1,6 +1,6 @@
 import { sql } from 'kysely'
+import { isClientBanned } from '../clients/clients.repository'
 import type { DeskRuntime } from '../config/load'
-import { isClientBanned } from '../consultations/desk.service'
 import type { Deps } from '../deps'
 import {
   type CapacityAccount,

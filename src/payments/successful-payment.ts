@@ -1,5 +1,6 @@
 import type { InlineKeyboardButton, SuccessfulPayment } from 'grammy/types'
 import { audit } from '../audit/audit'
+import { clientZone } from '../clients/clients.service'
 import type { DeskRuntime } from '../config/load'
 import { activateConsultation } from '../consultations/activation'
 import type { Trx } from '../db/database'
@@ -17,8 +18,8 @@ import {
 } from '../orders/orders.repository'
 import { accountForOrder, nextFreeStarts, scheduleStart } from '../orders/orders.service'
 import { notify } from '../telegram/notify'
-import { clientZone, windowParams } from './client-time'
-import { formatInstant } from './format'
+import { windowParams } from '../time/client-time'
+import { formatInstant } from '../time/format'
 import { parseOrderPayload } from './payload'
 import { XTR } from './pre-checkout'
 

@@ -1,8 +1,8 @@
 import { DateTime } from 'luxon'
 import type { DeskRuntime } from '../config/load'
 import type { Db } from '../db/database'
-import { businessMinutesLeft, formatDuration } from '../lifecycle/instants'
-import { formatInstant } from '../payments/format'
+import { formatInstant } from '../time/format'
+import { businessMinutesLeft, formatDuration } from '../time/instants'
 import {
   type AppealCounts,
   admissionRefusals,

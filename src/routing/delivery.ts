@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto'
 import { type Api, GrammyError } from 'grammy'
 import type { InlineKeyboardMarkup, MessageEntity, ReplyParameters } from 'grammy/types'
 import { markBlocked } from '../clients/clients.repository'
+import { deskDrafting } from '../config/drafting'
 import type { DeskRuntime } from '../config/load'
 import {
   clearDeskFlag,
@@ -15,7 +16,6 @@ import {
 } from '../consultations/desk.repository'
 import type { Deps } from '../deps'
 import { draftButtonMarkup } from '../drafting/draft-button'
-import { deskDrafting } from '../drafting/drafting.config'
 import { errorSummary } from '../jobs/jobs'
 import { notify } from '../telegram/notify'
 import {

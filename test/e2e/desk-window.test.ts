@@ -1,6 +1,6 @@
 import { sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { formatInstant } from '../../src/payments/format'
+import { formatInstant } from '../../src/time/format'
 import {
   activeConsultation,
   appeals,

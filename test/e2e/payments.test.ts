@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { runScheduledStart } from '../../src/orders/orders.service'
-import { OFFERED_ZONES } from '../../src/payments/client-time'
+import { OFFERED_ZONES } from '../../src/time/client-time'
 import {
   auditCount,
   buy,

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { DraftRequestInput } from '../../src/drafting/drafting.service'
 import { refusalNote, requestDraft, runDraft } from '../../src/drafting/drafting.service'
-import { createLlmClient } from '../../src/drafting/provider'
 import { checkInvariants, Ledger } from '../../src/ledger/ledger.service'
+import { createLlmClient } from '../../src/llm/provider'
 import {
   consultationWithQuestion,
   type DraftWorld,

@@ -14,7 +14,7 @@ import {
   openIntervals,
   ScheduleConfigError,
   type ScheduleInput,
-} from '../../src/consultations/business-time'
+} from '../../src/time/business-time'
 
 const BERLIN = 'Europe/Berlin'
 const MOSCOW = 'Europe/Moscow'

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import type { ModelPrice } from '../../src/drafting/drafting.config'
+import type { ModelPrice } from '../../src/config/drafting'
 import { estimatePromptTokens, estimateTextTokens, formatMoney, priceMinor } from '../../src/drafting/price'
 import { buildPrompt, type ConversationItem } from '../../src/drafting/prompt'
 

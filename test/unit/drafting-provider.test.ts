@@ -1,7 +1,7 @@
 import { createServer } from 'node:net'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import type { ModelPrice } from '../../src/drafting/drafting.config'
-import { createLlmClient, type LlmClient } from '../../src/drafting/provider'
+import type { ModelPrice } from '../../src/config/drafting'
+import { createLlmClient, type LlmClient } from '../../src/llm/provider'
 import { type FakeOpenAI, startFakeOpenAI } from '../support/fake-openai'
 
 /** The provider client against the fake OpenAI-compatible server over HTTP: one attempt, outcomes classified. */

@@ -1,6 +1,7 @@
 import { type Conversation, createConversation } from '@grammyjs/conversations'
 import { Composer, type Context, InlineKeyboard } from 'grammy'
 import type { Message } from 'grammy/types'
+import { clientZone } from '../../clients/clients.service'
 import {
   awaitDeclineReason,
   closeDispute,
@@ -12,8 +13,7 @@ import {
   relayStaffMessage,
 } from '../../disputes/disputes.service'
 import { listUserPayments } from '../../orders/orders.repository'
-import { clientZone } from '../../payments/client-time'
-import { formatDate } from '../../payments/format'
+import { formatDate } from '../../time/format'
 import type { BotContext } from '../context'
 import { refundOutcomeText, say } from './admin-payments'
 

@@ -9,10 +9,10 @@ import {
   requestCard,
   setClientBan,
 } from '../../consultations/desk.service'
+import { claimUpdate } from '../../db/once'
 import { contentTypeOf } from '../../routing/content'
 import { findRouteByThread, type Route } from '../../routing/routes.repository'
 import type { BotContext } from '../context'
-import { claimUpdate } from '../once'
 
 /**
  * The staff's side of the desk, in the consultation topics of the staff supergroup. Topics that are not

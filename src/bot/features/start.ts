@@ -1,8 +1,8 @@
 import { Composer, InlineKeyboard } from 'grammy'
 import { upsertClient } from '../../clients/clients.repository'
 import { pick } from '../../config/load'
+import { claimUpdate } from '../../db/once'
 import type { BotContext } from '../context'
-import { claimUpdate } from '../once'
 
 export const startFeature = new Composer<BotContext>()
 const priv = startFeature.chatType('private')

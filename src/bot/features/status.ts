@@ -1,9 +1,10 @@
 import { Composer, InlineKeyboard } from 'grammy'
 import { upsertClient } from '../../clients/clients.repository'
+import { clientZone, setClientZone } from '../../clients/clients.service'
 import { consultationStatusLines } from '../../lifecycle/status'
 import { listUserOrders } from '../../orders/orders.repository'
-import { clientZone, OFFERED_ZONES, setClientZone } from '../../payments/client-time'
-import { formatInstant } from '../../payments/format'
+import { OFFERED_ZONES } from '../../time/client-time'
+import { formatInstant } from '../../time/format'
 import type { BotContext } from '../context'
 
 /**

@@ -1,14 +1,14 @@
 import { Composer, InlineKeyboard } from 'grammy'
+import { clientZone } from '../../clients/clients.service'
 import { pick } from '../../config/load'
 import { freePlaces } from '../../orders/capacity'
 import { setInvoiceMessage } from '../../orders/orders.repository'
 import { accountForSlot, createOrder, termsHash } from '../../orders/orders.service'
 import { findTariff, upcomingSlots } from '../../orders/tariffs'
-import { clientZone } from '../../payments/client-time'
-import { formatInstant } from '../../payments/format'
 import { closedWarning, invoiceTexts, tariffCard } from '../../payments/offer'
 import { orderPayload } from '../../payments/payload'
 import { XTR } from '../../payments/pre-checkout'
+import { formatInstant } from '../../time/format'
 import type { BotContext } from '../context'
 
 /**

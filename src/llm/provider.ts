@@ -1,6 +1,6 @@
 import OpenAI, { APIConnectionError, APIError, APIUserAbortError } from 'openai'
-import type { ModelPrice } from './drafting.config'
-import type { PromptMessage } from './drafting.tables'
+import type { ModelPrice } from '../config/drafting'
+import type { PromptMessage } from '../drafting/drafting.tables'
 
 /**
  * The provider: any OpenAI-compatible chat-completions endpoint through the openai SDK, one attempt per call.

@@ -49,7 +49,6 @@
  * seen before.
  */
 import { DateTime, IANAZone } from 'luxon'
-import type { ScheduleConfig } from '../config/schema'
 
 /** Luxon weekday 1..7 maps to index 0..6. */
 export const WEEKDAYS = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'] as const
@@ -112,9 +111,16 @@ export interface DayHours {
   intervals: { start: string; end: string; overnight: boolean }[]
 }
 
-/** The schedule config as parsed; holidays and extra working days may be left out. */
-export type ScheduleInput = Omit<ScheduleConfig, 'holidays' | 'extraWorkingDays'> &
-  Partial<Pick<ScheduleConfig, 'holidays' | 'extraWorkingDays'>>
+/**
+ * A desk's `schedule` as the config file gives it (src/config/schema.ts validates it with compileSchedule, so the
+ * shape is declared here, on the floor below the config); holidays and extra working days may be left out.
+ */
+export interface ScheduleInput {
+  readonly timezone: string
+  readonly weekly: Readonly<Partial<Record<Weekday, readonly string[]>>>
+  readonly holidays?: readonly string[]
+  readonly extraWorkingDays?: Readonly<Record<string, readonly string[]>>
+}
 
 const DAY_MS = 86_400_000
 const MINUTE_MS = 60_000

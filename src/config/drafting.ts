@@ -1,5 +1,5 @@
-import { ConfigError, type DeskRuntime, type LoadedConfig } from '../config/load'
-import type { LlmConfig } from '../config/schema'
+import { ConfigError, type DeskRuntime, type LoadedConfig } from './load'
+import type { LlmConfig } from './schema'
 
 /** A model of the allowlist with its prices (per 1M tokens, in money minor units). */
 export type ModelPrice = LlmConfig['models'][number]

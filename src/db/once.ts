@@ -1,5 +1,5 @@
 import { sql } from 'kysely'
-import type { Trx } from '../db/database'
+import type { Trx } from './database'
 
 /**
  * Telegram delivers updates at least once. A handler whose effects must happen once claims the update id in the

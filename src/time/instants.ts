@@ -1,6 +1,10 @@
-import type { DeskRuntime } from '../config/load'
-import { addBusinessMinutes, businessMinutesBetween, nextOpening } from '../consultations/business-time'
-import { deskSchedule } from '../orders/schedule'
+import { addBusinessMinutes, businessMinutesBetween, nextOpening } from './business-time'
+import { type DeskSchedule, deskSchedule } from './schedule'
+
+/** What these instants need of a desk (a DeskRuntime is one): its schedule and its reminder leads. */
+export interface DeskReminders extends DeskSchedule {
+  readonly reminders: { readonly beforeDueBusinessMinutes: number; readonly beforeCloseMinutes: number }
+}
 
 /**
  * When the SLA and window jobs are due: pure calendar arithmetic over the desk's schedule and config. The instants
@@ -15,7 +19,7 @@ import { deskSchedule } from '../orders/schedule'
  * None when the reminders are off or the SLA is not longer than the lead (the reminder would come at once).
  */
 export function reminderAt(
-  desk: DeskRuntime,
+  desk: DeskReminders,
   a: { accepted_at: Date; sla_minutes: number },
 ): Date | undefined {
   const lead = desk.reminders.beforeDueBusinessMinutes
@@ -25,7 +29,7 @@ export function reminderAt(
 }
 
 /** Business minutes left until `due` from `now` (never negative), whole minutes rounded up. */
-export function businessMinutesLeft(desk: DeskRuntime, now: Date, due: Date): number {
+export function businessMinutesLeft(desk: DeskSchedule, now: Date, due: Date): number {
   if (due.getTime() <= now.getTime()) return 0
   return Math.ceil(businessMinutesBetween(deskSchedule(desk), now, due))
 }
@@ -35,7 +39,7 @@ export function businessMinutesLeft(desk: DeskRuntime, now: Date, due: Date): nu
  * notice is off or the window is too short for it to come after the start.
  */
 export function closingSoonAt(
-  desk: DeskRuntime,
+  desk: DeskReminders,
   c: { starts_at: Date; access_until: Date },
 ): Date | undefined {
   const lead = desk.reminders.beforeCloseMinutes
