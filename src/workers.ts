@@ -1,15 +1,49 @@
-import { consultationActivatedQueue } from './consultations/consultations.jobs'
+import {
+  closingSoonQueue,
+  consultationActivatedQueue,
+  slaBreachQueue,
+  slaRemindQueue,
+  windowCloseQueue,
+} from './consultations/consultations.jobs'
+import { runScheduledStart } from './consultations/start.service'
 import type { Deps } from './deps'
-import { DRAFTING_QUEUES } from './drafting/drafting.jobs'
-import { startDraftingWorkers } from './drafting/drafting.workers'
+import {
+  disputeCloseTopicQueue,
+  disputeNoteQueue,
+  disputeRelayQueue,
+  disputeTopicQueue,
+  handleDisputeCloseTopic,
+  handleDisputeNote,
+  handleDisputeRelay,
+  handleDisputeTopic,
+} from './disputes/disputes.jobs'
+import { draftRunQueue } from './drafting/drafting.jobs'
+import { runDraft } from './drafting/drafting.service'
 import type { QueueDef } from './jobs/queue'
 import { ledgerSweepQueue, startLedgerSweeper } from './ledger/ledger.jobs'
-import { LIFECYCLE_QUEUES } from './lifecycle/lifecycle.jobs'
-import { startLifecycleWorkers } from './lifecycle/lifecycle.workers'
-import { PAYMENT_QUEUES, startPaymentWorkers } from './payments/payments.jobs'
-import { DESK_QUEUES } from './routing/routing.jobs'
-import { startDeskWorkers } from './routing/routing.workers'
+import {
+  LIFECYCLE_SWEEP_CRON,
+  lifecycleSweepQueue,
+  topicCloseQueue,
+  transcriptQueue,
+} from './lifecycle/lifecycle.jobs'
+import { runBreach, runReminder } from './lifecycle/sla.service'
+import { sweepLifecycle } from './lifecycle/sweep'
+import { runTranscript } from './lifecycle/transcript'
+import { runClosingSoon, runTopicClose, runWindowClose } from './lifecycle/window.service'
+import { ordersSweepQueue, scheduledStartQueue } from './orders/orders.jobs'
+import { sweepOrders } from './orders/orders.service'
+import { RECONCILE_CRON, reconcileQueue, runReconciliation } from './payments/reconciliation'
+import { runLane } from './routing/delivery'
+import { DESK_SWEEP_CRON, deskInQueue, deskOutQueue, deskSweepQueue } from './routing/routing.jobs'
+import { openTopic, sweepLanes } from './routing/routing.workers'
 import { handleNotify, notifyGroupQueue, notifyQueue } from './telegram/notify'
+
+/**
+ * The wiring of the outbox: every queue of the app and the handler that works it. Queues are declared by the floor
+ * that writes them (a lower floor may write a queue an upper floor works: consultation.activated is written by the
+ * activation and worked by the topic lane); which code works which queue is decided here, above every feature.
+ */
 
 /** Every queue of the app: all are created at start, so a send to a missing queue cannot happen silently. */
 export const QUEUES: readonly QueueDef<any>[] = [
@@ -17,19 +51,66 @@ export const QUEUES: readonly QueueDef<any>[] = [
   notifyGroupQueue,
   consultationActivatedQueue,
   ledgerSweepQueue,
-  ...PAYMENT_QUEUES,
-  ...DESK_QUEUES,
-  ...DRAFTING_QUEUES,
-  ...LIFECYCLE_QUEUES,
+  // orders, payments and disputes
+  scheduledStartQueue,
+  ordersSweepQueue,
+  reconcileQueue,
+  disputeTopicQueue,
+  disputeNoteQueue,
+  disputeRelayQueue,
+  disputeCloseTopicQueue,
+  // the desk's lanes
+  deskInQueue,
+  deskOutQueue,
+  deskSweepQueue,
+  // drafting
+  draftRunQueue,
+  // SLA and window lifecycle
+  slaRemindQueue,
+  slaBreachQueue,
+  closingSoonQueue,
+  windowCloseQueue,
+  topicCloseQueue,
+  transcriptQueue,
+  lifecycleSweepQueue,
 ]
 
-/** Starts the workers of every queue (the `worker` role, or `all`). */
+/** Starts the workers of every queue and the schedules of the sweepers (the `worker` role, or `all`). */
 export async function startWorkers(deps: Deps): Promise<void> {
-  await deps.jobs.work(notifyQueue, (n) => handleNotify(deps, n))
-  await deps.jobs.work(notifyGroupQueue, (n) => handleNotify(deps, n))
-  await startDeskWorkers(deps)
-  await startPaymentWorkers(deps)
-  await startDraftingWorkers(deps)
-  await startLedgerSweeper(deps.jobs, deps.ledger, { log: deps.log })
-  await startLifecycleWorkers(deps)
+  const { jobs } = deps
+  await jobs.work(notifyQueue, (n) => handleNotify(deps, n))
+  await jobs.work(notifyGroupQueue, (n) => handleNotify(deps, n))
+
+  // The desk: the two lanes, the activation job (topic and card right away) and the lane sweeper.
+  await jobs.work(consultationActivatedQueue, ({ consultationId }) => openTopic(deps, consultationId))
+  await jobs.work(deskInQueue, ({ consultationId }) => runLane(deps, consultationId, 'in'))
+  await jobs.work(deskOutQueue, ({ consultationId }) => runLane(deps, consultationId, 'out'))
+  await jobs.work(deskSweepQueue, () => sweepLanes(deps))
+  await jobs.boss.schedule(deskSweepQueue.name, DESK_SWEEP_CRON, {}, { tz: 'UTC' })
+
+  // Orders, payments, disputes: the order sweeper every minute, the reconciliation daily.
+  await jobs.work(scheduledStartQueue, (d) => runScheduledStart(deps, d))
+  await jobs.work(ordersSweepQueue, () => sweepOrders(deps))
+  await jobs.work(reconcileQueue, (d) => runReconciliation(deps, d))
+  await jobs.work(disputeTopicQueue, (d) => handleDisputeTopic(deps, d))
+  await jobs.work(disputeNoteQueue, (d) => handleDisputeNote(deps, d))
+  await jobs.work(disputeRelayQueue, (d) => handleDisputeRelay(deps, d))
+  await jobs.work(disputeCloseTopicQueue, (d) => handleDisputeCloseTopic(deps, d))
+  await jobs.boss.schedule(ordersSweepQueue.name, '* * * * *', {}, { tz: 'UTC' })
+  await jobs.boss.schedule(reconcileQueue.name, RECONCILE_CRON, {}, { tz: 'UTC' })
+
+  // Drafting: one provider call per admitted draft.
+  await jobs.work(draftRunQueue, ({ draftId }) => runDraft(deps, draftId))
+
+  await startLedgerSweeper(jobs, deps.ledger, { log: deps.log })
+
+  // SLA and window lifecycle, and its sweeper.
+  await jobs.work(slaRemindQueue, (d) => runReminder(deps, d.appealId))
+  await jobs.work(slaBreachQueue, (d) => runBreach(deps, d.appealId))
+  await jobs.work(closingSoonQueue, (d) => runClosingSoon(deps, d))
+  await jobs.work(windowCloseQueue, (d) => runWindowClose(deps, d))
+  await jobs.work(topicCloseQueue, (d) => runTopicClose(deps, d.consultationId))
+  await jobs.work(transcriptQueue, (d) => runTranscript(deps, d))
+  await jobs.work(lifecycleSweepQueue, () => sweepLifecycle(deps))
+  await jobs.boss.schedule(lifecycleSweepQueue.name, LIFECYCLE_SWEEP_CRON, {}, { tz: 'UTC' })
 }

@@ -3,7 +3,6 @@ import { clientZone } from '../clients/clients.service'
 import type { Trx } from '../db/database'
 import type { Deps } from '../deps'
 import type { Outbox } from '../jobs/jobs'
-import { scheduleWindowJobs } from '../lifecycle/lifecycle.jobs'
 import { grantConsultationAllowances } from '../orders/allowances'
 import { lockOrder, moveOrder } from '../orders/order-state'
 import {
@@ -15,7 +14,7 @@ import {
 } from '../orders/orders.repository'
 import { notify } from '../telegram/notify'
 import { windowParams } from '../time/client-time'
-import { consultationActivatedQueue } from './consultations.jobs'
+import { consultationActivatedQueue, scheduleWindowJobs } from './consultations.jobs'
 
 /**
  * Making a consultation active: the one place that starts an access window. Used by the successful_payment

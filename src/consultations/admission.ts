@@ -6,22 +6,17 @@ import type { Deps } from '../deps'
 import type { Outbox } from '../jobs/jobs'
 import type { Refusal as LedgerRefusal } from '../ledger/ledger.model'
 import { LedgerTx } from '../ledger/ledger.service'
-import { scheduleAppealSla } from '../lifecycle/lifecycle.jobs'
 import { APPEALS_UNIT, CONSULTATION_SCOPE } from '../orders/allowances'
+import type { DeskConsultationView } from '../orders/orders.repository'
 import { type ContentType, contentTypeOf, storedContent } from '../routing/content'
 import { insertNote } from '../routing/delivery'
+import { clearClientBlocked, ensureDeskConsultation } from '../routing/desk-consultation.repository'
 import { insertItem, requeueBlocked } from '../routing/messages.repository'
 import { wakeLane } from '../routing/routing.jobs'
 import { notify } from '../telegram/notify'
 import { formatHours, formatInstant } from '../time/format'
-import {
-  type AdmitRow,
-  callAdmit,
-  clearClientBlocked,
-  type DeskConsultationView,
-  ensureDeskConsultation,
-  insertAppeal,
-} from './desk.repository'
+import { scheduleAppealSla } from './consultations.jobs'
+import { type AdmitRow, callAdmit, insertAppeal } from './desk.repository'
 import { retryConflicts } from './retry'
 import { appealDueAt } from './sla'
 

@@ -6,21 +6,21 @@ import type { DeskRuntime } from '../config/load'
 import type { Db, Trx } from '../db/database'
 import type { Deps } from '../deps'
 import type { Outbox } from '../jobs/jobs'
-import { scheduleWindowJobs } from '../lifecycle/lifecycle.jobs'
 import { CONSULTATION_SCOPE } from '../orders/allowances'
 import { canTransition, lockOrder, moveOrder } from '../orders/order-state'
+import { lockConsultationView } from '../orders/orders.repository'
 import { insertNote } from '../routing/delivery'
+import {
+  ensureDeskConsultation,
+  lockConsultationKey,
+  setDeskFlags,
+} from '../routing/desk-consultation.repository'
 import { activeRoute, findRouteByThread } from '../routing/routes.repository'
 import { wakeLane } from '../routing/routing.jobs'
 import { notify } from '../telegram/notify'
 import { formatInstant } from '../time/format'
-import {
-  ensureDeskConsultation,
-  lockConsultationKey,
-  lockConsultationView,
-  openAppeal,
-  setDeskFlags,
-} from './desk.repository'
+import { scheduleWindowJobs } from './consultations.jobs'
+import { openAppeal } from './desk.repository'
 
 /**
  * The desk's service API: what staff commands do, and what the SLA, lifecycle and drafting code calls. Everything

@@ -12,7 +12,7 @@ import {
 import { fastForward } from '../../test/support/lifecycle-clock'
 import { type App, startApp } from '../app'
 import { loadConfig } from '../config/load'
-import { clockNow } from '../consultations/desk.repository'
+import { clockNow } from '../db/clock'
 import { type EmbeddedServer, ensureDatabase, startEmbeddedPostgres } from '../db/embedded'
 import { BOSS_SCHEMA } from '../jobs/jobs'
 import { createLogger, quietLogger } from '../log'

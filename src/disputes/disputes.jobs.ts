@@ -22,8 +22,6 @@ export const disputeRelayQueue = defineQueue<{ disputeId: number; fromChatId: nu
 /** A resolved ticket: a closing line in the topic, then the topic is closed. */
 export const disputeCloseTopicQueue = defineQueue<{ disputeId: number }>('disputes.close-topic')
 
-export const DISPUTE_QUEUES = [disputeTopicQueue, disputeNoteQueue, disputeRelayQueue, disputeCloseTopicQueue]
-
 /** Topic icon: red for payment problems (one of the colours Telegram allows). */
 const TOPIC_COLOR = 16478047
 
@@ -215,11 +213,4 @@ export async function handleDisputeCloseTopic(deps: Deps, data: { disputeId: num
       return
     throw err
   }
-}
-
-export async function startDisputeWorkers(deps: Deps): Promise<void> {
-  await deps.jobs.work(disputeTopicQueue, (d) => handleDisputeTopic(deps, d))
-  await deps.jobs.work(disputeNoteQueue, (d) => handleDisputeNote(deps, d))
-  await deps.jobs.work(disputeRelayQueue, (d) => handleDisputeRelay(deps, d))
-  await deps.jobs.work(disputeCloseTopicQueue, (d) => handleDisputeCloseTopic(deps, d))
 }

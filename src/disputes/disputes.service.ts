@@ -7,7 +7,6 @@ import type { Trx } from '../db/database'
 import { claimUpdate } from '../db/once'
 import type { Deps } from '../deps'
 import { dbNow, findPayment } from '../orders/orders.repository'
-import { type RefundOutcome, refundPayment } from '../payments/refunds'
 import { notify } from '../telegram/notify'
 import { addBusinessMinutes } from '../time/business-time'
 import { formatInstant } from '../time/format'
@@ -246,46 +245,6 @@ async function resolve(
     if (d.thread_id) await outbox.send(disputeCloseTopicQueue, { disputeId: d.id })
     return { status: 'done', dispute: updated }
   })
-}
-
-export type DisputeRefundResult =
-  | RefundOutcome
-  | { status: 'no-payment' }
-  | { status: 'unknown' }
-  | { status: 'not-open'; dispute: Dispute }
-
-/** Refund from the dispute topic: the linked payment is refunded; applyRefund closes the ticket as refunded. */
-export async function refundDispute(
-  deps: Deps,
-  desk: DeskRuntime,
-  input: { disputeId: number; adminId: number },
-): Promise<DisputeRefundResult> {
-  const d = await findDispute(deps.db, input.disputeId)
-  if (!d || d.bot_id !== desk.botId) return { status: 'unknown' }
-  if (!d.payment_id) return { status: 'no-payment' }
-  if (d.state !== 'open' && d.state !== 'refunded') return { status: 'not-open', dispute: d }
-  const r = await refundPayment(
-    deps,
-    desk,
-    { paymentId: d.payment_id },
-    { id: input.adminId, source: 'dispute', disputeId: d.id },
-  )
-  if (r.status === 'refunded' || r.status === 'already-refunded') {
-    // The payment may have been refunded before (another button, elsewhere): the ticket closes as refunded too.
-    await deps.db
-      .updateTable('dispute')
-      .set({
-        state: 'refunded',
-        resolution: 'refunded',
-        resolved_by: input.adminId,
-        resolved_at: sql`now()`,
-        updated_at: sql`now()`,
-      })
-      .where('id', '=', d.id)
-      .where('state', '=', 'open')
-      .execute()
-  }
-  return r
 }
 
 /** A staff message in a ticket's topic: queued for copying to the client (an internal note prefix stays). */

@@ -17,5 +17,3 @@ export const draftRunQueue = defineQueue<DraftJob>(
   { retryLimit: 3, retryDelay: 5, retryBackoff: true, expireInSeconds: 360, retentionDays: 7 },
   4,
 )
-
-export const DRAFTING_QUEUES = [draftRunQueue] as const

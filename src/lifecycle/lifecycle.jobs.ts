@@ -1,33 +1,11 @@
-import { createHash } from 'node:crypto'
-import type { DeskRuntime } from '../config/load'
-import type { Db, Trx } from '../db/database'
-import type { Jobs, Outbox } from '../jobs/jobs'
+import type { Outbox } from '../jobs/jobs'
 import { defineQueue } from '../jobs/queue'
-import { closingSoonAt, reminderAt } from '../time/instants'
 
 /**
- * The SLA and window-lifecycle queues, and the functions that schedule their jobs at the right instants.
- *
- * A scheduled job has a deterministic id derived from what it is about (`sla.breach` of appeal 12, `lifecycle.close`
- * of consultation 7 for the window ending at T). pg-boss inserts jobs with ON CONFLICT DO NOTHING on (queue, id),
- * so writing the same job twice (a replayed activation, an /extend retried, the sweeper) leaves one job. That is the
- * dedupe we rely on for scheduling: pg-boss 10's singletonKey only dedupes under the short/singleton/stately
- * policies, and only while a job is queued or active. Whatever still runs twice (a retry after a crash, a job
- * written again after the first was archived) is harmless because every handler decides under a lock with a
- * conditional UPDATE, and every notification is deduplicated by its key in outbound_message.
- *
- * Jobs carry the instant they were scheduled for; handlers re-read the current one (an /extend moves
- * access_until) and re-schedule themselves for it instead of acting early.
+ * The lifecycle's own queues: closing a finished consultation's topic, the transcript, the sweeper. The SLA and
+ * window jobs it works are declared in src/consultations/consultations.jobs.ts, where they are written.
  */
 
-export interface AppealJob {
-  appealId: number
-}
-export interface WindowJob {
-  consultationId: number
-  /** ISO instant of access_until the job was scheduled for. */
-  accessUntil: string
-}
 export interface TopicCloseJob {
   consultationId: number
 }
@@ -40,14 +18,6 @@ export interface TranscriptJob {
   key: string
 }
 
-/** The topic is reminded before an appeal's due time (desk reminders.beforeDueBusinessMinutes). */
-export const slaRemindQueue = defineQueue<AppealJob>('sla.remind', {}, 2)
-/** At the due time: an unanswered appeal is breached and the tariff's breach policy applied, once. */
-export const slaBreachQueue = defineQueue<AppealJob>('sla.breach', {}, 2)
-/** Before access_until (desk reminders.beforeCloseMinutes): the client is told the window closes soon. */
-export const closingSoonQueue = defineQueue<WindowJob>('lifecycle.closing-soon', {}, 2)
-/** At access_until: the consultation (and its order) close; the client and the topic are told. */
-export const windowCloseQueue = defineQueue<WindowJob>('lifecycle.close', {}, 2)
 /** The staff topic of a closed consultation is closed once every accepted appeal is answered. */
 export const topicCloseQueue = defineQueue<TopicCloseJob>('lifecycle.topic-close', {
   // At most one queued per consultation (the sweeper and the close job may both ask).
@@ -69,95 +39,12 @@ export const lifecycleSweepQueue = defineQueue<Record<string, never>>('lifecycle
 })
 export const LIFECYCLE_SWEEP_CRON = '* * * * *'
 
-export const LIFECYCLE_QUEUES = [
-  slaRemindQueue,
-  slaBreachQueue,
-  closingSoonQueue,
-  windowCloseQueue,
-  topicCloseQueue,
-  transcriptQueue,
-  lifecycleSweepQueue,
-] as const
-
-/** A UUID (v5 layout) from a key: the same key always names the same job. */
-export function jobId(key: string): string {
-  const h = createHash('sha256').update(key).digest('hex').slice(0, 32).split('')
-  h[12] = '5'
-  h[16] = ((Number.parseInt(h[16]!, 16) & 0x3) | 0x8).toString(16)
-  const s = h.join('')
-  return `${s.slice(0, 8)}-${s.slice(8, 12)}-${s.slice(12, 16)}-${s.slice(16, 20)}-${s.slice(20, 32)}`
-}
-
-type Sender = Pick<Outbox, 'send'>
-
-/** An outbox over a plain connection or transaction (job handlers that re-schedule outside a use case). */
-export function outboxOf(jobs: Jobs, q: Db | Trx): Sender {
-  return { send: (queue, data, options) => jobs.send(q, queue, data, options) }
-}
-
-/**
- * The SLA jobs of an appeal that has just opened (written by the admission's transaction, or by the sweeper for an
- * appeal it finds without them): the reminder at its instant (none when the SLA is not longer than the reminder
- * lead) and the breach check at the due time. The appeal's appeal_sla row is the mark that they were written.
- */
-export async function scheduleAppealSla(
-  trx: Trx,
-  outbox: Sender,
-  desk: DeskRuntime,
-  appeal: {
-    id: number
-    bot_id: number
-    consultation_id: number
-    accepted_at: Date
-    sla_minutes: number
-    due_at: Date
-  },
-): Promise<void> {
-  await trx
-    .insertInto('appeal_sla')
-    .values({ appeal_id: appeal.id, bot_id: appeal.bot_id, consultation_id: appeal.consultation_id })
-    .onConflict((oc) => oc.column('appeal_id').doNothing())
-    .execute()
-  const remind = reminderAt(desk, appeal)
-  if (remind)
-    await outbox.send(
-      slaRemindQueue,
-      { appealId: appeal.id },
-      { startAfter: remind, id: jobId(`sla.remind:${appeal.id}`) },
-    )
-  await outbox.send(
-    slaBreachQueue,
-    { appealId: appeal.id },
-    { startAfter: appeal.due_at, id: jobId(`sla.breach:${appeal.id}`) },
-  )
-}
-
-/**
- * The window's jobs for its current end (written by the activation's transaction and by every change of
- * access_until): "closes soon" before the end, "closed" at the end. Keyed by the end instant, so a window moved by
- * /extend gets new jobs and the old ones find the window moved and do nothing.
- */
-export async function scheduleWindowJobs(
-  outbox: Sender,
-  desk: DeskRuntime,
-  c: { id: number; starts_at: Date | null; access_until: Date | null },
-): Promise<void> {
-  if (!c.starts_at || !c.access_until) return
-  const data = { consultationId: c.id, accessUntil: c.access_until.toISOString() }
-  const soon = closingSoonAt(desk, { starts_at: c.starts_at, access_until: c.access_until })
-  if (soon)
-    await outbox.send(closingSoonQueue, data, {
-      startAfter: soon,
-      id: jobId(`lifecycle.closing-soon:${c.id}:${data.accessUntil}`),
-    })
-  await outbox.send(windowCloseQueue, data, {
-    startAfter: c.access_until,
-    id: jobId(`lifecycle.close:${c.id}:${data.accessUntil}`),
-  })
-}
-
 /** Ask for the topic of a closed consultation to be closed (after `afterSeconds`). */
-export async function requestTopicClose(outbox: Sender, consultationId: number, afterSeconds = 0) {
+export async function requestTopicClose(
+  outbox: Pick<Outbox, 'send'>,
+  consultationId: number,
+  afterSeconds = 0,
+) {
   await outbox.send(
     topicCloseQueue,
     { consultationId },

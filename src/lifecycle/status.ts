@@ -1,5 +1,5 @@
 import type { I18n } from '@grammyjs/i18n'
-import { clockNow } from '../consultations/desk.repository'
+import { clockNow } from '../db/clock'
 import type { Db } from '../db/database'
 import { Ledger } from '../ledger/ledger.service'
 import { APPEALS_UNIT, CONSULTATION_SCOPE } from '../orders/allowances'

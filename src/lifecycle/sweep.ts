@@ -1,16 +1,17 @@
-import { clockNow, lockConsultationKey } from '../consultations/desk.repository'
-import { refreshTopic } from '../consultations/desk.service'
-import type { Deps } from '../deps'
-import { errorSummary } from '../jobs/jobs'
-import { reminderAt } from '../time/instants'
 import {
   outboxOf,
-  requestTopicClose,
   scheduleAppealSla,
   slaBreachQueue,
   slaRemindQueue,
   windowCloseQueue,
-} from './lifecycle.jobs'
+} from '../consultations/consultations.jobs'
+import { refreshTopic } from '../consultations/desk.service'
+import { clockNow } from '../db/clock'
+import type { Deps } from '../deps'
+import { errorSummary } from '../jobs/jobs'
+import { lockConsultationKey } from '../routing/desk-consultation.repository'
+import { reminderAt } from '../time/instants'
+import { requestTopicClose } from './lifecycle.jobs'
 import {
   overdueAppeals,
   overdueWindows,

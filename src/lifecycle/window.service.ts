@@ -1,18 +1,20 @@
 import { audit } from '../audit/audit'
 import { clientZone } from '../clients/clients.service'
-import { clockNow, consultationView, lockConsultationView } from '../consultations/desk.repository'
+import { outboxOf, scheduleWindowJobs, type WindowJob } from '../consultations/consultations.jobs'
 import { postToTopic, refreshTopic } from '../consultations/desk.service'
+import { clockNow } from '../db/clock'
 import type { Deps } from '../deps'
 import { errorSummary } from '../jobs/jobs'
 import { Ledger } from '../ledger/ledger.service'
 import { APPEALS_UNIT, CONSULTATION_SCOPE } from '../orders/allowances'
 import { canTransition, lockOrder, moveOrder } from '../orders/order-state'
+import { consultationView, lockConsultationView } from '../orders/orders.repository'
 import { activeRoute } from '../routing/routes.repository'
 import { isTopicUnusable } from '../telegram/api'
 import { notify } from '../telegram/notify'
 import { formatInstant } from '../time/format'
 import { closingSoonAt, formatDuration } from '../time/instants'
-import { outboxOf, requestTopicClose, scheduleWindowJobs, type WindowJob } from './lifecycle.jobs'
+import { requestTopicClose } from './lifecycle.jobs'
 import {
   closeEndedWindow,
   ensureLifecycle,

@@ -295,3 +295,50 @@ export async function dbNow(q: Q): Promise<Date> {
   const r = await sql<{ now: Date }>`select now() as now`.execute(q)
   return r.rows[0]!.now
 }
+
+/** A consultation with the order fields the desk needs (tariff snapshot). */
+export interface DeskConsultationView {
+  id: number
+  bot_id: number
+  user_id: number
+  order_id: number
+  state: 'waiting' | 'active' | 'closed' | 'revoked'
+  starts_at: Date | null
+  access_until: Date | null
+  closed_at: Date | null
+  revoked_at: Date | null
+  refund_policy: 'deliver' | 'stop' | null
+  sla_minutes: number
+  appeals: number
+  /** AI drafts included per consultation (0 = drafting not in the tariff). */
+  drafts: number
+  title: string
+  tariff_code: string
+  price_stars: number
+  start_mode: 'immediate' | 'scheduled' | 'on_request'
+  slot_start: Date | null
+  needs_start_date: boolean
+  lang: string
+}
+
+const VIEW_COLUMNS = sql`c.id, c.bot_id, c.user_id, c.order_id, c.state, c.starts_at, c.access_until, c.closed_at,
+  c.revoked_at, c.refund_policy, o.sla_minutes, o.appeals, o.drafts, o.title, o.tariff_code, o.price_stars, o.start_mode,
+  o.slot_start, o.needs_start_date, o.lang`
+
+/** Locks a consultation by id (same order of locks as the admission: the consultation row only). */
+export async function lockConsultationView(trx: Trx, consultationId: number) {
+  const r = await sql<DeskConsultationView>`
+    select ${VIEW_COLUMNS}
+      from consultation c join orders o on o.id = c.order_id
+      where c.id = ${consultationId}
+      for update of c`.execute(trx)
+  return r.rows[0]
+}
+
+export async function consultationView(q: Q, consultationId: number) {
+  const r = await sql<DeskConsultationView>`
+    select ${VIEW_COLUMNS} from consultation c join orders o on o.id = c.order_id where c.id = ${consultationId}`.execute(
+    q,
+  )
+  return r.rows[0]
+}

@@ -3,31 +3,20 @@ import type { User } from 'grammy/types'
 import { DateTime } from 'luxon'
 import { audit } from '../audit/audit'
 import { isClientBanned, upsertClient } from '../clients/clients.repository'
-import { clientZone } from '../clients/clients.service'
 import type { DeskRuntime } from '../config/load'
 import type { TariffConfig } from '../config/schema'
-import { activateConsultation } from '../consultations/activation'
 import type { Trx } from '../db/database'
 import { claimUpdate } from '../db/once'
 import type { Deps } from '../deps'
 import type { Outbox } from '../jobs/jobs'
 import { notify } from '../telegram/notify'
 import { isOpen, nextOpening } from '../time/business-time'
-import { formatInstant } from '../time/format'
 import { deskSchedule } from '../time/schedule'
-import {
-  type CapacityAccount,
-  dayAccount,
-  freePlaces,
-  releaseHold,
-  slotAccount,
-  takeCapacity,
-} from './capacity'
-import { lockOrder, moveOrder } from './order-state'
+import { type CapacityAccount, dayAccount, freePlaces, releaseHold, slotAccount } from './capacity'
+import { moveOrder } from './order-state'
 import { scheduledStartQueue } from './orders.jobs'
 import {
   dbNow,
-  findConsultationByOrder,
   insertOrder,
   lockLapsedHolds,
   lockStaleUnpaid,
@@ -37,8 +26,9 @@ import {
 import { announcedSlot, findTariff, snapshotTariff } from './tariffs'
 
 /**
- * Orders: choosing a tariff (an order copies the tariff and pins the terms version), starting an on_request window,
- * agreeing a start after a late payment, and the sweeper that frees lapsed holds.
+ * Orders: choosing a tariff (an order copies the tariff and pins the terms version), the capacity accounts and free
+ * starts of an order, scheduling a start's activation job, and the sweeper that frees lapsed holds. Starting a
+ * window (the Start button, an agreed start, the scheduled-start job) is src/consultations/start.service.ts.
  */
 
 /** Terms are pinned by a short hash in callback data (64 bytes max); the full version is stored on the order. */
@@ -189,137 +179,7 @@ export async function nextFreeStarts(
 }
 
 // ---------------------------------------------------------------------------------------------------------------
-// Start button (on_request) and agreed starts
-
-export type StartRefusal =
-  | 'order-unknown'
-  | 'not-waiting'
-  | 'already-active'
-  | 'refunded'
-  | 'desk-closed'
-  | 'start-expired'
-  | 'day-full'
-  | 'needs-start-date'
-  | 'option-gone'
-
-export type StartResult =
-  | { ok: true; status: 'activated' | 'scheduled'; startsAt: Date }
-  | { ok: false; code: StartRefusal; params?: Record<string, string | number> }
-
-/**
- * The client presses Start on an on_request order: only while the desk is open and before start_by, and only if
- * today has a free place. Activates in the same transaction.
- */
-export async function startOnRequest(
-  deps: Deps,
-  desk: DeskRuntime,
-  input: { orderId: number; userId: number; updateId: number },
-): Promise<StartResult> {
-  return deps.jobs.transaction(deps.db, async (trx, outbox): Promise<StartResult> => {
-    const order = await lockOrder(trx, input.orderId)
-    if (!order || order.bot_id !== desk.botId || order.user_id !== input.userId)
-      return { ok: false, code: 'order-unknown' }
-    if (order.state === 'active' || order.state === 'closed') return { ok: false, code: 'already-active' }
-    if (order.state === 'refunded') return { ok: false, code: 'refunded' }
-    if (order.state !== 'paid_waiting') return { ok: false, code: 'not-waiting' }
-    if (order.needs_start_date) return { ok: false, code: 'needs-start-date' }
-    if (order.start_mode !== 'on_request') return { ok: false, code: 'not-waiting' }
-    const now = await dbNow(trx)
-    const schedule = deskSchedule(desk)
-    if (order.start_by && now.getTime() >= order.start_by.getTime())
-      return { ok: false, code: 'start-expired' }
-    if (!isOpen(schedule, now))
-      return { ok: false, code: 'desk-closed', params: { at: nextOpening(schedule, now).toISOString() } }
-    const account = accountForOrder(desk, order, now)!
-    // Per attempt: a refusal is stored under its request id, and a later press (another day) must be decided anew.
-    const took = await takeCapacity(trx, desk.botId, account, `start:${order.id}:u${input.updateId}`)
-    if (!took.ok) {
-      const next = await nextFreeStarts(trx, desk, order, new Date(account.periodEnd.getTime()), 1)
-      return { ok: false, code: 'day-full', params: next[0] ? { at: next[0].at.toISOString() } : {} }
-    }
-    await updateOrder(trx, order.id, { capacity_key: account.key })
-    const c = await findConsultationByOrder(trx, order.id)
-    if (!c) return { ok: false, code: 'not-waiting' }
-    const r = await activateConsultation(trx, outbox, deps, {
-      consultationId: c.id,
-      actorId: input.userId,
-      reason: 'start_button',
-    })
-    if (r.status === 'already-active') return { ok: false, code: 'already-active' }
-    if (r.status !== 'activated') return { ok: false, code: 'not-waiting' }
-    return { ok: true, status: 'activated', startsAt: r.consultation.starts_at! }
-  })
-}
-
-/**
- * A start agreed for an order that waits for one (paid after its hold lapsed, or its Start period ran out): takes a
- * place on the chosen day or slot and schedules the activation (now if the start is not in the future).
- * `at` must be one of nextFreeStarts()'s options; the client picks it with a button, an admin may pick it too.
- */
-export async function agreeStart(
-  deps: Deps,
-  desk: DeskRuntime,
-  input: { orderId: number; actorId: number; asAdmin: boolean; at: Date; attempt: string },
-): Promise<StartResult> {
-  return deps.jobs.transaction(deps.db, async (trx, outbox): Promise<StartResult> => {
-    const order = await lockOrder(trx, input.orderId)
-    if (!order || order.bot_id !== desk.botId || (!input.asAdmin && order.user_id !== input.actorId))
-      return { ok: false, code: 'order-unknown' }
-    if (order.state === 'active' || order.state === 'closed') return { ok: false, code: 'already-active' }
-    if (order.state === 'refunded') return { ok: false, code: 'refunded' }
-    if (order.state !== 'paid_waiting' || !order.needs_start_date) return { ok: false, code: 'not-waiting' }
-    const now = await dbNow(trx)
-    // A button names its start by instant (whole seconds). A slot is that instant; a day option is its day, started
-    // as of now: a "today" button pressed an hour later starts now, not an hour ago.
-    const sec = (d: Date) => Math.floor(d.getTime() / 1000)
-    const dayKey = order.start_mode === 'scheduled' ? undefined : accountForOrder(desk, order, input.at)?.key
-    const options = await nextFreeStarts(trx, desk, order, now, 30)
-    const option = options.find((o) => (dayKey ? o.account.key === dayKey : sec(o.at) === sec(input.at)))
-    if (!option) return { ok: false, code: 'option-gone' }
-    const took = await takeCapacity(
-      trx,
-      desk.botId,
-      option.account,
-      `start:${order.id}:${option.account.key}`,
-    )
-    if (!took.ok) return { ok: false, code: 'option-gone' }
-    await updateOrder(trx, order.id, {
-      capacity_key: option.account.key,
-      needs_start_date: false,
-      slot_start: order.start_mode === 'scheduled' ? option.at : order.slot_start,
-    })
-    const c = await findConsultationByOrder(trx, order.id)
-    if (!c) return { ok: false, code: 'not-waiting' }
-    await audit(trx, {
-      botId: desk.botId,
-      actorId: input.actorId,
-      action: 'order.start_agreed',
-      subjectType: 'order',
-      subjectId: order.id,
-      details: { at: option.at.toISOString(), account: option.account.key, byAdmin: input.asAdmin },
-    })
-    if (option.at.getTime() <= now.getTime()) {
-      const r = await activateConsultation(trx, outbox, deps, {
-        consultationId: c.id,
-        actorId: input.actorId,
-        reason: input.asAdmin ? 'admin' : 'start_button',
-      })
-      if (r.status !== 'activated') return { ok: false, code: 'not-waiting' }
-      return { ok: true, status: 'activated', startsAt: r.consultation.starts_at! }
-    }
-    await scheduleStart(outbox, c.id, option.at)
-    const zone = await clientZone(trx, desk, order.user_id)
-    await notify(outbox, {
-      botId: desk.botId,
-      chatId: order.user_id,
-      lang: order.lang,
-      key: 'order-start-agreed',
-      params: { title: order.title, at: formatInstant(option.at, zone, order.lang) },
-      dedupeKey: `order:${order.id}:start-agreed:${option.at.getTime()}`,
-    })
-    return { ok: true, status: 'scheduled', startsAt: option.at }
-  })
-}
+// Scheduled starts
 
 /** The activation job at a future start; singleton per consultation and start so a retry schedules nothing twice. */
 export async function scheduleStart(outbox: Outbox, consultationId: number, at: Date): Promise<void> {
@@ -327,21 +187,6 @@ export async function scheduleStart(outbox: Outbox, consultationId: number, at: 
     scheduledStartQueue,
     { consultationId, startsAt: at.toISOString() },
     { startAfter: at, singletonKey: `start:${consultationId}:${at.getTime()}` },
-  )
-}
-
-/** The scheduled-start job: activates at the agreed instant (idempotent; a refunded consultation stays revoked). */
-export async function runScheduledStart(
-  deps: Deps,
-  data: { consultationId: number; startsAt: string },
-): Promise<void> {
-  await deps.jobs.transaction(deps.db, (trx, outbox) =>
-    activateConsultation(trx, outbox, deps, {
-      consultationId: data.consultationId,
-      startsAt: new Date(data.startsAt),
-      actorId: null,
-      reason: 'scheduled',
-    }),
   )
 }
 

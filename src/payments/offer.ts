@@ -2,10 +2,10 @@ import { Info } from 'luxon'
 import type { DeskRuntime } from '../config/load'
 import { pick } from '../config/load'
 import type { TariffConfig } from '../config/schema'
+import type { Translator } from '../deps'
 import { isOpen, nextOpening, WEEKDAYS } from '../time/business-time'
 import { formatHours, formatInstant } from '../time/format'
 import { deskSchedule } from '../time/schedule'
-import { type Translator } from '../deps'
 
 /**
  * What a client reads before paying: the tariff, what is included, the window, the SLA with the desk's hours,

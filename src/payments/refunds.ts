@@ -5,6 +5,7 @@ import type { DeskRuntime } from '../config/load'
 import type { Trx } from '../db/database'
 import type { Deps } from '../deps'
 import { disputeCloseTopicQueue } from '../disputes/disputes.jobs'
+import { type Dispute, findDispute } from '../disputes/disputes.service'
 import type { Outbox } from '../jobs/jobs'
 import { revokeConsultationAllowances } from '../orders/allowances'
 import { releaseHold } from '../orders/capacity'
@@ -252,4 +253,44 @@ export async function recordExternalRefund(
   return deps.jobs.transaction(deps.db, (trx, outbox) =>
     applyRefund(trx, outbox, desk, { paymentId: p.id, actorId: null, source: 'telegram' }),
   )
+}
+
+export type DisputeRefundResult =
+  | RefundOutcome
+  | { status: 'no-payment' }
+  | { status: 'unknown' }
+  | { status: 'not-open'; dispute: Dispute }
+
+/** Refund from the dispute topic: the linked payment is refunded; applyRefund closes the ticket as refunded. */
+export async function refundDispute(
+  deps: Deps,
+  desk: DeskRuntime,
+  input: { disputeId: number; adminId: number },
+): Promise<DisputeRefundResult> {
+  const d = await findDispute(deps.db, input.disputeId)
+  if (!d || d.bot_id !== desk.botId) return { status: 'unknown' }
+  if (!d.payment_id) return { status: 'no-payment' }
+  if (d.state !== 'open' && d.state !== 'refunded') return { status: 'not-open', dispute: d }
+  const r = await refundPayment(
+    deps,
+    desk,
+    { paymentId: d.payment_id },
+    { id: input.adminId, source: 'dispute', disputeId: d.id },
+  )
+  if (r.status === 'refunded' || r.status === 'already-refunded') {
+    // The payment may have been refunded before (another button, elsewhere): the ticket closes as refunded too.
+    await deps.db
+      .updateTable('dispute')
+      .set({
+        state: 'refunded',
+        resolution: 'refunded',
+        resolved_by: input.adminId,
+        resolved_at: sql`now()`,
+        updated_at: sql`now()`,
+      })
+      .where('id', '=', d.id)
+      .where('state', '=', 'open')
+      .execute()
+  }
+  return r
 }

@@ -4,20 +4,19 @@ import type { InlineKeyboardMarkup, MessageEntity, ReplyParameters } from 'gramm
 import { markBlocked } from '../clients/clients.repository'
 import { deskDrafting } from '../config/drafting'
 import type { DeskRuntime } from '../config/load'
+import type { Deps } from '../deps'
+import { errorSummary } from '../jobs/jobs'
+import { consultationView, type DeskConsultationView } from '../orders/orders.repository'
+import { notify } from '../telegram/notify'
 import {
   clearDeskFlag,
   clearInQueued,
-  consultationView,
-  type DeskConsultationView,
   findDeskConsultation,
   lockConsultationKey,
   markClientBlocked,
   setDeskFlags,
-} from '../consultations/desk.repository'
-import type { Deps } from '../deps'
-import { draftButtonMarkup } from '../drafting/draft-button'
-import { errorSummary } from '../jobs/jobs'
-import { notify } from '../telegram/notify'
+} from './desk-consultation.repository'
+import { draftButtonMarkup } from './draft-button'
 import {
   isBlocked,
   isEditSettled,

@@ -42,9 +42,6 @@ export const deskSweepQueue = defineQueue<Record<string, never>>('desk.sweep', {
 })
 export const DESK_SWEEP_CRON = '* * * * *'
 
-/** The desk's queues, for src/jobs/queues.ts. */
-export const DESK_QUEUES = [deskInQueue, deskOutQueue, deskSweepQueue] as const
-
 export function laneQueue(dir: Direction): QueueDef<LaneJob> {
   return dir === 'in' ? deskInQueue : deskOutQueue
 }

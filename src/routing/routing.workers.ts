@@ -1,26 +1,23 @@
 import { sql } from 'kysely'
-import { consultationActivatedQueue } from '../consultations/consultations.jobs'
-import { consultationView, ensureDeskConsultation } from '../consultations/desk.repository'
 import type { Deps } from '../deps'
+import { consultationView } from '../orders/orders.repository'
 import { runLane } from './delivery'
-import { DESK_SWEEP_CRON, deskInQueue, deskOutQueue, deskSweepQueue, wakeLaneLater } from './routing.jobs'
+import { ensureDeskConsultation } from './desk-consultation.repository'
+import { wakeLaneLater } from './routing.jobs'
 import type { Direction } from './routing.tables'
 
 /**
- * The desk's workers: the two lanes, the activation job (a consultation that starts gets its topic and card right
- * away, through the same lane as its messages, so the two can never create two topics) and the sweeper.
+ * The desk's job handlers besides the lanes themselves (src/workers.ts registers them): a consultation that starts
+ * gets its topic and card right away, through the same lane as its messages, so the two can never create two
+ * topics; and the sweeper that gives lanes left with work a job again.
  */
-export async function startDeskWorkers(deps: Deps): Promise<void> {
-  await deps.jobs.work(consultationActivatedQueue, async ({ consultationId }) => {
-    const v = await consultationView(deps.db, consultationId)
-    if (!v) return
-    await deps.db.transaction().execute((trx) => ensureDeskConsultation(trx, v, true))
-    await runLane(deps, consultationId, 'in')
-  })
-  await deps.jobs.work(deskInQueue, ({ consultationId }) => runLane(deps, consultationId, 'in'))
-  await deps.jobs.work(deskOutQueue, ({ consultationId }) => runLane(deps, consultationId, 'out'))
-  await deps.jobs.work(deskSweepQueue, () => sweepLanes(deps))
-  await deps.jobs.boss.schedule(deskSweepQueue.name, DESK_SWEEP_CRON, {}, { tz: 'UTC' })
+
+/** consultation.activated: the topic is wanted, and the topic lane creates it with its card. */
+export async function openTopic(deps: Deps, consultationId: number): Promise<void> {
+  const v = await consultationView(deps.db, consultationId)
+  if (!v) return
+  await deps.db.transaction().execute((trx) => ensureDeskConsultation(trx, v, true))
+  await runLane(deps, consultationId, 'in')
 }
 
 /** Lanes left with work and no job (a job dead-lettered after long trouble) get one again. */

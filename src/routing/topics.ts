@@ -1,21 +1,18 @@
 import type { Api } from 'grammy'
 import { findClient } from '../clients/clients.repository'
 import type { DeskRuntime } from '../config/load'
-import {
-  type Appeal,
-  consultationView,
-  countTopicCreated,
-  type DeskConsultationView,
-  findDeskConsultation,
-  listAppeals,
-  lockConsultationKey,
-} from '../consultations/desk.repository'
 import type { Deps } from '../deps'
 import { Ledger } from '../ledger/ledger.service'
 import { APPEALS_UNIT, CONSULTATION_SCOPE } from '../orders/allowances'
-import { listUserPayments } from '../orders/orders.repository'
+import { consultationView, type DeskConsultationView, listUserPayments } from '../orders/orders.repository'
 import { formatInstant } from '../time/format'
 import { preview } from './content'
+import {
+  countTopicCreated,
+  findDeskConsultation,
+  listAppeals,
+  lockConsultationKey,
+} from './desk-consultation.repository'
 import { conversation } from './messages.repository'
 import { activeRoute, insertRoute, type Route, replaceActiveRoute, updateRoute } from './routes.repository'
 
@@ -101,7 +98,7 @@ export async function renderCard(deps: Deps, desk: DeskRuntime, v: DeskConsultat
       .limit(10)
       .execute(),
   ])
-  const open = appeals.filter((a: Appeal) => a.state === 'open').length
+  const open = appeals.filter((a) => a.state === 'open').length
   const left = acc
     ? Math.max(0, acc.granted - acc.reserved - acc.used)
     : Math.max(0, v.appeals - appeals.length)

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { runScheduledStart } from '../../src/orders/orders.service'
+import { runScheduledStart } from '../../src/consultations/start.service'
 import { OFFERED_ZONES } from '../../src/time/client-time'
 import {
   auditCount,

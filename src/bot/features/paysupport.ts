@@ -9,10 +9,10 @@ import {
   findDisputeByThread,
   MAX_REASON_LENGTH,
   openDispute,
-  refundDispute,
   relayStaffMessage,
 } from '../../disputes/disputes.service'
 import { listUserPayments } from '../../orders/orders.repository'
+import { refundDispute } from '../../payments/refunds'
 import { formatDate } from '../../time/format'
 import type { BotContext } from '../context'
 import { refundOutcomeText, say } from './admin-payments'

@@ -1,5 +1,5 @@
 import { Composer } from 'grammy'
-import { clockNow } from '../../consultations/desk.repository'
+import { clockNow } from '../../db/clock'
 import { buildReport, parseReportRange, renderReport } from '../../reports/reports.service'
 import type { BotContext } from '../context'
 
