@@ -1,6 +1,8 @@
+import type { User } from 'grammy/types'
 import { IANAZone } from 'luxon'
 import type { Db, Trx } from '../db/database'
-import { findClientZone, updateClientZone } from './clients.repository'
+import { claimUpdate } from '../db/once'
+import { findClientZone, updateClientZone, upsertClient } from './clients.repository'
 
 /** The zone a client sees times in: their choice, else the desk's. */
 export async function clientZone(
@@ -21,4 +23,24 @@ export async function setClientZone(
 ): Promise<boolean> {
   if (!IANAZone.isValidZone(zone)) return false
   return updateClientZone(q, botId, userId, zone)
+}
+
+/** The client picked a zone (their row is created if this is their first word to the bot). */
+export async function chooseClientZone(
+  q: Db | Trx,
+  botId: number,
+  from: User,
+  zone: string,
+): Promise<boolean> {
+  await upsertClient(q, botId, from)
+  return setClientZone(q, botId, from.id, zone)
+}
+
+/** /start: records who the client is, once per update; false for a redelivered /start (answered already). */
+export function recordStart(db: Db, botId: number, updateId: number, from: User): Promise<boolean> {
+  return db.transaction().execute(async (trx) => {
+    if (!(await claimUpdate(trx, botId, updateId))) return false
+    await upsertClient(trx, botId, from)
+    return true
+  })
 }

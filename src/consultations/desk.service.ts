@@ -4,6 +4,7 @@ import { audit } from '../audit/audit'
 import { clientZone } from '../clients/clients.service'
 import type { DeskRuntime } from '../config/load'
 import type { Db, Trx } from '../db/database'
+import { claimUpdate } from '../db/once'
 import type { Deps } from '../deps'
 import type { Outbox } from '../jobs/jobs'
 import { CONSULTATION_SCOPE } from '../orders/allowances'
@@ -15,7 +16,7 @@ import {
   lockConsultationKey,
   setDeskFlags,
 } from '../routing/desk-consultation.repository'
-import { activeRoute, findRouteByThread } from '../routing/routes.repository'
+import { activeRoute, findRouteByThread, type Route } from '../routing/routes.repository'
 import { wakeLane } from '../routing/routing.jobs'
 import { notify } from '../telegram/notify'
 import { formatInstant } from '../time/format'
@@ -37,9 +38,12 @@ export async function consultationOfTopic(
   botId: number,
   supportChatId: number,
   threadId: number,
-) {
+): Promise<ConsultationTopic | undefined> {
   return findRouteByThread(q, botId, supportChatId, threadId)
 }
+
+/** A consultation's forum topic: its thread in the staff group and the consultation and client it belongs to. */
+export type ConsultationTopic = Route
 
 /** Where the consultation's topic is now (undefined until the topic lane has created it). */
 export function topicOf(q: Db | Trx, consultationId: number) {
@@ -206,6 +210,32 @@ export async function extendWindow(
   })
   await setDeskFlags(trx, c.id, { card_dirty: true })
   return { status: 'extended', accessUntil: until, previous }
+}
+
+/**
+ * A staff command that changes something runs once per update, whatever Telegram redelivers: true for the first
+ * delivery (the update id is claimed in its own transaction).
+ */
+export function claimStaffCommand(deps: Deps, botId: number, updateId: number): Promise<boolean> {
+  return deps.db.transaction().execute((trx) => claimUpdate(trx, botId, updateId))
+}
+
+/** An admin's /extend in a topic: the update is claimed with the extension, so a redelivery extends nothing. */
+export async function extendWindowOnce(
+  deps: Deps,
+  desk: DeskRuntime,
+  input: { updateId: number; consultationId: number; hours: number; actorId: number; actorLabel?: string },
+): Promise<ExtendResult | undefined> {
+  return deps.jobs.transaction(deps.db, async (trx, outbox) => {
+    if (!(await claimUpdate(trx, desk.botId, input.updateId))) return undefined
+    return extendWindow(trx, outbox, desk, {
+      consultationId: input.consultationId,
+      hours: input.hours,
+      actorId: input.actorId,
+      actorLabel: input.actorLabel,
+      reason: 'admin',
+    })
+  })
 }
 
 export type CloseResult = { status: 'closed' } | { status: 'not-active'; state: string }

@@ -6,7 +6,7 @@ import type { DeskRuntime } from '../config/load'
 import type { Trx } from '../db/database'
 import { claimUpdate } from '../db/once'
 import type { Deps } from '../deps'
-import { dbNow, findPayment } from '../orders/orders.repository'
+import { dbNow, findPayment, listUserPayments } from '../orders/orders.repository'
 import { notify } from '../telegram/notify'
 import { addBusinessMinutes } from '../time/business-time'
 import { formatInstant } from '../time/format'
@@ -134,6 +134,11 @@ export async function openDispute(
     })
     return { status: 'appended', dispute: open, replyBy }
   })
+}
+
+/** The client's recent payments, newest first: what /paysupport offers to open a ticket about. */
+export function paymentsToDispute(deps: Deps, desk: DeskRuntime, userId: number, limit = 8) {
+  return listUserPayments(deps.db, desk.botId, userId, limit)
 }
 
 export function findDisputeByThread(q: Deps['db'] | Trx, botId: number, threadId: number) {

@@ -28,6 +28,7 @@ import {
   findDraft,
   findDraftByRequest,
   findEdit,
+  hasEditingDraft,
   insertDraft,
   insertEdit,
   listUnknownDrafts,
@@ -754,6 +755,18 @@ export async function startEdit(deps: Deps, desk: DeskRuntime, a: DraftAction): 
     )
     return { status: 'done' }
   })
+}
+
+/**
+ * Whether a staff member's text in a topic belongs to drafting: they are editing a draft, or this very message was
+ * already taken as an edit (a redelivery). The desk relays it to the client only when not.
+ */
+export function isEditingDraft(
+  deps: Deps,
+  desk: DeskRuntime,
+  input: { staffId: number; chatId: number; messageId: number },
+): Promise<boolean> {
+  return hasEditingDraft(deps.db, desk.botId, input.staffId, input.chatId, input.messageId)
 }
 
 export type CaptureResult = 'captured' | 'duplicate' | 'none'

@@ -3,9 +3,15 @@ import { clockNow } from '../db/clock'
 import type { Db } from '../db/database'
 import { Ledger } from '../ledger/ledger.service'
 import { APPEALS_UNIT, CONSULTATION_SCOPE } from '../orders/allowances'
+import { listUserOrders } from '../orders/orders.repository'
 import { formatInstant } from '../time/format'
 import { formatDuration } from '../time/instants'
 import { openAppealsOf } from './lifecycle.repository'
+
+/** The client's orders for /status, newest first, with their consultation's state and window. */
+export function clientOrders(deps: { db: Db }, desk: { botId: number }, userId: number, limit = 10) {
+  return listUserOrders(deps.db, desk.botId, userId, limit)
+}
 
 /**
  * What /status adds under a consultation (src/bot/features/status.ts renders the rest): while it is active, the time

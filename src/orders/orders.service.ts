@@ -17,10 +17,14 @@ import { moveOrder } from './order-state'
 import { scheduledStartQueue } from './orders.jobs'
 import {
   dbNow,
+  findOrder,
   insertOrder,
   lockLapsedHolds,
   lockStaleUnpaid,
   type Order,
+  type Payment,
+  primaryPayment,
+  setInvoiceMessage,
   updateOrder,
 } from './orders.repository'
 import { announcedSlot, findTariff, snapshotTariff } from './tariffs'
@@ -176,6 +180,46 @@ export async function nextFreeStarts(
     candidates.map((c) => c.account),
   )
   return candidates.filter((_, i) => (free[i] ?? 0) > 0).slice(0, limit)
+}
+
+/** Why a client's order offers no starts: not theirs (or unknown), or not waiting for a start date. */
+export type StartOptionsRefusal = 'order-unknown' | 'not-waiting'
+
+export type StartOptionsResult =
+  | { ok: true; order: Order; options: StartOption[] }
+  | { ok: false; code: StartOptionsRefusal }
+
+/** The next free starts offered to the client for their paid order that waits for a start date (`ord:opts`). */
+export async function startOptions(
+  deps: Deps,
+  desk: DeskRuntime,
+  input: { orderId: number; userId: number },
+  limit = 5,
+): Promise<StartOptionsResult> {
+  const order = await findOrder(deps.db, input.orderId)
+  if (!order || order.bot_id !== desk.botId || order.user_id !== input.userId)
+    return { ok: false, code: 'order-unknown' }
+  if (order.state !== 'paid_waiting' || !order.needs_start_date) return { ok: false, code: 'not-waiting' }
+  return { ok: true, order, options: await nextFreeStarts(deps.db, desk, order, await dbNow(deps.db), limit) }
+}
+
+/** The client's order with its payment (a refund request opens a /paysupport ticket on it), or undefined. */
+export async function paidOrderOf(
+  deps: Deps,
+  desk: DeskRuntime,
+  input: { orderId: number; userId: number },
+): Promise<{ order: Order; payment: Payment } | undefined> {
+  const order = await findOrder(deps.db, input.orderId)
+  const payment =
+    order && order.bot_id === desk.botId && order.user_id === input.userId
+      ? await primaryPayment(deps.db, order.id)
+      : undefined
+  return order && payment ? { order, payment } : undefined
+}
+
+/** Records the message id of the invoice sent for an order. */
+export function recordInvoiceMessage(deps: Deps, orderId: number, messageId: number): Promise<void> {
+  return setInvoiceMessage(deps.db, orderId, messageId)
 }
 
 // ---------------------------------------------------------------------------------------------------------------

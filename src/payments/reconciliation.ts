@@ -198,3 +198,10 @@ export async function runReconciliation(
   }
   return reports
 }
+
+/** An admin's /reconcile: the job runs now and reports to the staff group even when everything agrees. */
+export async function requestReconciliation(deps: Deps, desk: DeskRuntime, adminId: number): Promise<void> {
+  await deps.jobs.transaction(deps.db, (_trx, outbox) =>
+    outbox.send(reconcileQueue, { botId: desk.botId, requestedBy: adminId }),
+  )
+}

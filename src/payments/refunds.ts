@@ -19,6 +19,7 @@ import {
   lockPayment,
   markRefunded,
   type Payment,
+  refundQueue,
 } from '../orders/orders.repository'
 import type { RefundPolicy, RefundSource } from '../orders/orders.tables'
 import { notify } from '../telegram/notify'
@@ -293,4 +294,22 @@ export async function refundDispute(
       .execute()
   }
   return r
+}
+
+/** A payment of this desk by its id or its charge id (an admin's /refund and its confirmation), or undefined. */
+export async function findDeskPayment(
+  deps: Deps,
+  desk: DeskRuntime,
+  target: RefundTarget,
+): Promise<Payment | undefined> {
+  const p =
+    'paymentId' in target
+      ? await findPayment(deps.db, target.paymentId)
+      : await findPaymentByCharge(deps.db, desk.botId, target.chargeId)
+  return p && p.bot_id === desk.botId ? p : undefined
+}
+
+/** What waits for an admin (/refunds): overpayments and unmatched payments not refunded, paid orders without a start. */
+export function refundsWaiting(deps: Deps, desk: DeskRuntime) {
+  return refundQueue(deps.db, desk.botId)
 }

@@ -1,5 +1,6 @@
 import { DateTime } from 'luxon'
 import type { DeskRuntime } from '../config/load'
+import { clockNow } from '../db/clock'
 import type { Db } from '../db/database'
 import { formatInstant } from '../time/format'
 import { businessMinutesLeft, formatDuration } from '../time/instants'
@@ -78,6 +79,21 @@ export async function buildReport(db: Db, botId: number, from: Date, to: Date): 
     admissionRefusals(db, r),
   ])
   return { from, to, revenue: rev, consultations, appeals, experts, nearest, ledger, admission }
+}
+
+/**
+ * /report with the admin's arguments: the range (relative to the database clock) and its numbers, or not ok when
+ * the arguments do not name a range. `now` is what the text measures "time left" from.
+ */
+export async function reportFor(
+  db: Db,
+  desk: DeskRuntime,
+  args: string,
+): Promise<{ ok: true; report: Report; now: Date } | { ok: false }> {
+  const now = await clockNow(db)
+  const range = parseReportRange(args, desk, now)
+  if (!range.ok) return { ok: false }
+  return { ok: true, report: await buildReport(db, desk.botId, range.from, range.to), now }
 }
 
 type T = (key: string, params?: Record<string, string | number>) => string

@@ -36,6 +36,11 @@ export function notify(outbox: Outbox, n: Notification) {
   return outbox.send(n.chatId < 0 ? notifyGroupQueue : notifyQueue, n)
 }
 
+/** A notification on its own (a reply with nothing else to commit): the outbox in a transaction of its own. */
+export function notifyNow(deps: Pick<Deps, 'db' | 'jobs'>, n: Notification) {
+  return deps.jobs.transaction(deps.db, (_trx, outbox) => notify(outbox, n))
+}
+
 export function renderNotification(deps: Deps, n: Notification): string {
   const parts = [deps.i18n.t(n.lang, n.key, n.params)]
   for (const m of n.more ?? []) parts.push(deps.i18n.t(n.lang, m.key, m.params))

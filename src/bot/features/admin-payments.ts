@@ -1,7 +1,6 @@
 import { Composer, InlineKeyboard } from 'grammy'
-import { findPayment, findPaymentByCharge, refundQueue } from '../../orders/orders.repository'
-import { reconcileQueue } from '../../payments/reconciliation'
-import { type RefundOutcome, refundPayment } from '../../payments/refunds'
+import { requestReconciliation } from '../../payments/reconciliation'
+import { findDeskPayment, type RefundOutcome, refundPayment, refundsWaiting } from '../../payments/refunds'
 import type { BotContext } from '../context'
 
 /**
@@ -64,8 +63,8 @@ export function refundOutcomeText(ctx: BotContext, r: RefundOutcome): string {
 }
 
 async function askConfirmation(ctx: BotContext, paymentId: number): Promise<void> {
-  const p = await findPayment(ctx.deps.db, paymentId)
-  if (!p || p.bot_id !== ctx.desk.botId) {
+  const p = await findDeskPayment(ctx.deps, ctx.desk, { paymentId })
+  if (!p) {
     await ctx.reply(say(ctx)('refund-unknown-id', { payment: String(paymentId) }), where(ctx))
     return
   }
@@ -115,13 +114,13 @@ admin.command('refund', async (ctx) => {
   if (!arg) return ctx.reply(say(ctx)('refund-usage'), where(ctx))
   const byId = /^#(\d{1,15})$/.exec(arg)
   if (byId) return askConfirmation(ctx, Number(byId[1]))
-  const p = await findPaymentByCharge(ctx.deps.db, ctx.desk.botId, arg)
+  const p = await findDeskPayment(ctx.deps, ctx.desk, { chargeId: arg })
   if (!p) return ctx.reply(say(ctx)('refund-unknown-charge', { charge: arg.slice(0, 200) }), where(ctx))
   return askConfirmation(ctx, p.id)
 })
 
 admin.command('refunds', async (ctx) => {
-  const q = await refundQueue(ctx.deps.db, ctx.desk.botId)
+  const q = await refundsWaiting(ctx.deps, ctx.desk)
   if (q.payments.length === 0 && q.waiting.length === 0) return ctx.reply(say(ctx)('queue-empty'), where(ctx))
   const kb = new InlineKeyboard()
   const lines = [say(ctx)('queue-title')]
@@ -154,9 +153,7 @@ admin.command('refunds', async (ctx) => {
 })
 
 admin.command('reconcile', async (ctx) => {
-  await ctx.deps.jobs.transaction(ctx.deps.db, (_trx, outbox) =>
-    outbox.send(reconcileQueue, { botId: ctx.desk.botId, requestedBy: ctx.from!.id }),
-  )
+  await requestReconciliation(ctx.deps, ctx.desk, ctx.from!.id)
   await ctx.reply(say(ctx)('reconcile-started'), where(ctx))
 })
 

@@ -3,7 +3,7 @@ import type { Message } from 'grammy/types'
 import { admitClientMessage } from '../../consultations/admission'
 import { recordEditedMessage } from '../../consultations/answers'
 import { errorSummary } from '../../jobs/jobs'
-import { notify } from '../../telegram/notify'
+import { notifyNow } from '../../telegram/notify'
 import type { BotContext } from '../context'
 
 /**
@@ -23,15 +23,13 @@ priv.on('message', async (ctx) => {
   const m = ctx.message
   if (isCommand(m)) {
     // A command nobody handles is not a question; say so once per message.
-    await deps.jobs.transaction(deps.db, (_trx, outbox) =>
-      notify(outbox, {
-        botId: desk.botId,
-        chatId: m.chat.id,
-        lang: ctx.lang,
-        key: 'desk-unknown-command',
-        dedupeKey: `desk:unknown-command:${desk.botId}:${m.chat.id}:${m.message_id}`,
-      }),
-    )
+    await notifyNow(deps, {
+      botId: desk.botId,
+      chatId: m.chat.id,
+      lang: ctx.lang,
+      key: 'desk-unknown-command',
+      dedupeKey: `desk:unknown-command:${desk.botId}:${m.chat.id}:${m.message_id}`,
+    })
     return
   }
   try {

@@ -1,11 +1,12 @@
 import { Composer } from 'grammy'
 import type { Message } from 'grammy/types'
 import { DateTime } from 'luxon'
+import { consultationOfTopic } from '../../consultations/desk.service'
 import type { ActionResult, ReconcileResult } from '../../drafting/drafting.model'
-import { hasEditingDraft } from '../../drafting/drafting.repository'
 import {
   captureEdit,
   discardDraft,
+  isEditingDraft,
   reconcileDraft,
   refusalNote,
   requestDraft,
@@ -14,8 +15,7 @@ import {
   unknownDrafts,
 } from '../../drafting/drafting.service'
 import { errorSummary } from '../../jobs/jobs'
-import { findRouteByThread } from '../../routing/routes.repository'
-import { notify } from '../../telegram/notify'
+import { notifyNow } from '../../telegram/notify'
 import type { BotContext } from '../context'
 import { staffOf } from './staff'
 
@@ -59,7 +59,7 @@ group.on('message', async (ctx, next) => {
     const who = staffOf(ctx, m)
     // Non-staff /draft is ignored, as is /draft outside a consultation topic.
     if (!who || !inTopic) return
-    const route = await findRouteByThread(ctx.deps.db, ctx.desk.botId, m.chat.id, m.message_thread_id!)
+    const route = await consultationOfTopic(ctx.deps.db, ctx.desk.botId, m.chat.id, m.message_thread_id!)
     if (!route) return
     const { model, instruction } = parseDraftArgs(cmd.args)
     try {
@@ -95,7 +95,7 @@ group.on('message', async (ctx, next) => {
   if (!cmd && inTopic && m.text && !m.text.startsWith(ctx.desk.internalNotePrefix)) {
     const who = staffOf(ctx, m)
     if (who && (await hasEditingDraftOrEdit(ctx, who.id, m))) {
-      const route = await findRouteByThread(ctx.deps.db, ctx.desk.botId, m.chat.id, m.message_thread_id!)
+      const route = await consultationOfTopic(ctx.deps.db, ctx.desk.botId, m.chat.id, m.message_thread_id!)
       if (route) {
         const r = await captureEdit(ctx.deps, ctx.desk, {
           consultationId: route.consultation_id,
@@ -112,7 +112,7 @@ group.on('message', async (ctx, next) => {
 })
 
 function hasEditingDraftOrEdit(ctx: BotContext, staffId: number, m: Message): Promise<boolean> {
-  return hasEditingDraft(ctx.deps.db, ctx.desk.botId, staffId, m.chat.id, m.message_id)
+  return isEditingDraft(ctx.deps, ctx.desk, { staffId, chatId: m.chat.id, messageId: m.message_id })
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -207,17 +207,15 @@ async function adminCommand(ctx: BotContext, m: Message, cmd: { name: string; ar
   if (!who) return
   const lang = desk.defaultLanguage
   const reply = (key: string, params: Record<string, string | number> = {}) =>
-    deps.jobs.transaction(deps.db, (_trx, outbox) =>
-      notify(outbox, {
-        botId: desk.botId,
-        chatId: m.chat.id,
-        ...(m.is_topic_message && m.message_thread_id ? { threadId: m.message_thread_id } : {}),
-        lang,
-        key,
-        params,
-        dedupeKey: `drafting:admin:${desk.botId}:${m.chat.id}:${m.message_id}`,
-      }),
-    )
+    notifyNow(deps, {
+      botId: desk.botId,
+      chatId: m.chat.id,
+      ...(m.is_topic_message && m.message_thread_id ? { threadId: m.message_thread_id } : {}),
+      lang,
+      key,
+      params,
+      dedupeKey: `drafting:admin:${desk.botId}:${m.chat.id}:${m.message_id}`,
+    })
   if (who.role !== 'admin') {
     await reply('drafting-admin-only')
     return

@@ -7,8 +7,7 @@ import type { Deps } from '../../deps'
 import { openDispute } from '../../disputes/disputes.service'
 import { errorSummary } from '../../jobs/jobs'
 import type { Logger } from '../../log'
-import { dbNow, findOrder, primaryPayment } from '../../orders/orders.repository'
-import { nextFreeStarts } from '../../orders/orders.service'
+import { paidOrderOf, startOptions } from '../../orders/orders.service'
 import { decidePreCheckout } from '../../payments/pre-checkout'
 import { recordExternalRefund } from '../../payments/refunds'
 import { recordSuccessfulPayment } from '../../payments/successful-payment'
@@ -129,13 +128,10 @@ priv.callbackQuery(/^ord:at:(\d{1,15}):(\d{1,12})$/, async (ctx) => {
 
 priv.callbackQuery(/^ord:opts:(\d{1,15})$/, async (ctx) => {
   const { deps, desk } = ctx
-  const order = await findOrder(deps.db, Number(ctx.match[1]))
-  if (!order || order.bot_id !== desk.botId || order.user_id !== ctx.from.id)
-    return ctx.answerCallbackQuery({ text: ctx.t('start-refused-order-unknown'), show_alert: true })
-  if (order.state !== 'paid_waiting' || !order.needs_start_date)
-    return ctx.answerCallbackQuery({ text: ctx.t('start-refused-not-waiting'), show_alert: true })
+  const r = await startOptions(deps, desk, { orderId: Number(ctx.match[1]), userId: ctx.from.id })
+  if (!r.ok) return ctx.answerCallbackQuery({ text: ctx.t(`start-refused-${r.code}`), show_alert: true })
+  const { order, options } = r
   await ctx.answerCallbackQuery()
-  const options = await nextFreeStarts(deps.db, desk, order, await dbNow(deps.db), 5)
   const zone = await clientZone(deps.db, desk, ctx.from.id)
   const kb = new InlineKeyboard()
   for (const o of options)
@@ -151,13 +147,9 @@ priv.callbackQuery(/^ord:opts:(\d{1,15})$/, async (ctx) => {
 
 priv.callbackQuery(/^ord:refund:(\d{1,15})$/, async (ctx) => {
   const { deps, desk } = ctx
-  const order = await findOrder(deps.db, Number(ctx.match[1]))
-  const payment =
-    order && order.bot_id === desk.botId && order.user_id === ctx.from.id
-      ? await primaryPayment(deps.db, order.id)
-      : undefined
-  if (!order || !payment)
-    return ctx.answerCallbackQuery({ text: ctx.t('start-refused-order-unknown'), show_alert: true })
+  const paid = await paidOrderOf(deps, desk, { orderId: Number(ctx.match[1]), userId: ctx.from.id })
+  if (!paid) return ctx.answerCallbackQuery({ text: ctx.t('start-refused-order-unknown'), show_alert: true })
+  const { order, payment } = paid
   await ctx.answerCallbackQuery()
   await openDispute(deps, desk, {
     userId: ctx.from.id,

@@ -9,9 +9,9 @@ import {
   findDisputeByThread,
   MAX_REASON_LENGTH,
   openDispute,
+  paymentsToDispute,
   relayStaffMessage,
 } from '../../disputes/disputes.service'
-import { listUserPayments } from '../../orders/orders.repository'
 import { refundDispute } from '../../payments/refunds'
 import { formatDate } from '../../time/format'
 import type { BotContext } from '../context'
@@ -38,7 +38,7 @@ type PsConversation = Conversation<BotContext, Context>
 
 async function paysupport(conversation: PsConversation, ctx: Context): Promise<void> {
   const start = await conversation.external(async (o: BotContext) => {
-    const payments = await listUserPayments(o.deps.db, o.desk.botId, o.from!.id, 8)
+    const payments = await paymentsToDispute(o.deps, o.desk, o.from!.id, 8)
     const zone = await clientZone(o.deps.db, o.desk, o.from!.id)
     return {
       intro: o.t(payments.length ? 'ps-ask-payment' : 'ps-no-payments'),

@@ -1,6 +1,5 @@
 import { Composer } from 'grammy'
-import { clockNow } from '../../db/clock'
-import { buildReport, parseReportRange, renderReport } from '../../reports/reports.service'
+import { renderReport, reportFor } from '../../reports/reports.service'
 import type { BotContext } from '../context'
 
 /**
@@ -21,11 +20,9 @@ group.command('report', async (ctx) => {
     ? m.sender_chat.id === desk.staffChatId
     : !!m.from && desk.staff.admins.includes(m.from.id)
   if (!admin) return ctx.reply(t('report-admins-only'), thread)
-  const now = await clockNow(deps.db)
-  const range = parseReportRange(typeof ctx.match === 'string' ? ctx.match : '', desk, now)
-  if (!range.ok) return ctx.reply(t('report-usage'), thread)
-  const report = await buildReport(deps.db, desk.botId, range.from, range.to)
-  await ctx.reply(renderReport(t, desk, report, now), {
+  const r = await reportFor(deps.db, desk, typeof ctx.match === 'string' ? ctx.match : '')
+  if (!r.ok) return ctx.reply(t('report-usage'), thread)
+  await ctx.reply(renderReport(t, desk, r.report, r.now), {
     ...thread,
     link_preview_options: { is_disabled: true },
   })

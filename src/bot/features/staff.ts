@@ -3,15 +3,16 @@ import type { Message } from 'grammy/types'
 import { recordEditedMessage, recordStaffMessage } from '../../consultations/answers'
 import {
   addInternalNote,
+  type ConsultationTopic,
+  claimStaffCommand,
   closeEarly,
-  extendWindow,
+  consultationOfTopic,
+  extendWindowOnce,
   replyInTopic,
   requestCard,
   setClientBan,
 } from '../../consultations/desk.service'
-import { claimUpdate } from '../../db/once'
 import { contentTypeOf } from '../../routing/content'
-import { findRouteByThread, type Route } from '../../routing/routes.repository'
 import type { BotContext } from '../context'
 
 /**
@@ -57,9 +58,9 @@ function commandOf(ctx: BotContext, m: Message): { name: string; args: string } 
   return { name: (name ?? '').toLowerCase(), args: m.text.slice(e.length).trim() }
 }
 
-async function routeOf(ctx: BotContext, m: Message): Promise<Route | undefined> {
+async function routeOf(ctx: BotContext, m: Message): Promise<ConsultationTopic | undefined> {
   if (!m.is_topic_message || !m.message_thread_id) return undefined
-  return findRouteByThread(ctx.deps.db, ctx.desk.botId, ctx.desk.staffChatId, m.message_thread_id)
+  return consultationOfTopic(ctx.deps.db, ctx.desk.botId, ctx.desk.staffChatId, m.message_thread_id)
 }
 
 group.on('message', async (ctx, next) => {
@@ -92,7 +93,7 @@ group.on('edited_message', async (ctx, next) => {
 
 async function command(
   ctx: BotContext,
-  route: Route,
+  route: ConsultationTopic,
   who: Staff,
   m: Message,
   cmd: { name: string; args: string },
@@ -107,8 +108,7 @@ async function command(
     return false
   }
   // Commands that change something run once per update, whatever Telegram redelivers.
-  const once = () =>
-    deps.db.transaction().execute((trx) => claimUpdate(trx, desk.botId, ctx.update.update_id))
+  const once = () => claimStaffCommand(deps, desk.botId, ctx.update.update_id)
 
   switch (cmd.name) {
     case 'card':
@@ -128,15 +128,12 @@ async function command(
       if (!(await adminOnly())) return
       const hours = Number(cmd.args.replace(',', '.'))
       if (!Number.isFinite(hours) || hours <= 0 || hours > 24 * 90) return reply('desk-cmd-extend-usage')
-      const r = await deps.jobs.transaction(deps.db, async (trx, outbox) => {
-        if (!(await claimUpdate(trx, desk.botId, ctx.update.update_id))) return undefined
-        return extendWindow(trx, outbox, desk, {
-          consultationId: c.id,
-          hours,
-          actorId: who.id,
-          actorLabel: who.label,
-          reason: 'admin',
-        })
+      const r = await extendWindowOnce(deps, desk, {
+        updateId: ctx.update.update_id,
+        consultationId: c.id,
+        hours,
+        actorId: who.id,
+        actorLabel: who.label,
       })
       if (r?.status === 'not-active') await reply('desk-cmd-not-active', { state: r.state })
       return

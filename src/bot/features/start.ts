@@ -1,7 +1,6 @@
 import { Composer, InlineKeyboard } from 'grammy'
-import { upsertClient } from '../../clients/clients.repository'
+import { recordStart } from '../../clients/clients.service'
 import { pick } from '../../config/load'
-import { claimUpdate } from '../../db/once'
 import type { BotContext } from '../context'
 
 export const startFeature = new Composer<BotContext>()
@@ -9,11 +8,7 @@ const priv = startFeature.chatType('private')
 
 priv.command('start', async (ctx) => {
   const { deps, desk } = ctx
-  const first = await deps.db.transaction().execute(async (trx) => {
-    if (!(await claimUpdate(trx, desk.botId, ctx.update.update_id))) return false
-    await upsertClient(trx, desk.botId, ctx.from)
-    return true
-  })
+  const first = await recordStart(deps.db, desk.botId, ctx.update.update_id, ctx.from)
   if (!first) return
   const lines = desk.tariffs.map((t) =>
     ctx.t('tariff-line', { title: pick(t.title, ctx.lang, desk.defaultLanguage), price: t.priceStars }),

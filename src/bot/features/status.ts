@@ -1,8 +1,6 @@
 import { Composer, InlineKeyboard } from 'grammy'
-import { upsertClient } from '../../clients/clients.repository'
-import { clientZone, setClientZone } from '../../clients/clients.service'
-import { consultationStatusLines } from '../../lifecycle/status'
-import { listUserOrders } from '../../orders/orders.repository'
+import { chooseClientZone, clientZone } from '../../clients/clients.service'
+import { clientOrders, consultationStatusLines } from '../../lifecycle/status'
 import { OFFERED_ZONES } from '../../time/client-time'
 import { formatInstant } from '../../time/format'
 import type { BotContext } from '../context'
@@ -17,7 +15,7 @@ const priv = statusFeature.chatType('private')
 
 priv.command('status', async (ctx) => {
   const { deps, desk } = ctx
-  const orders = await listUserOrders(deps.db, desk.botId, ctx.from.id, 10)
+  const orders = await clientOrders(deps, desk, ctx.from.id, 10)
   if (orders.length === 0)
     return ctx.reply(ctx.t('status-empty'), {
       reply_markup: new InlineKeyboard().text(ctx.t('btn-all-tariffs'), 'tf:list'),
@@ -93,8 +91,7 @@ priv.callbackQuery('tz:menu', async (ctx) => {
 priv.callbackQuery(/^tz:set:(\d{1,3})$/, async (ctx) => {
   const zone = OFFERED_ZONES[Number(ctx.match[1])]
   if (!zone) return ctx.answerCallbackQuery({ text: ctx.t('button-outdated'), show_alert: true })
-  await upsertClient(ctx.deps.db, ctx.desk.botId, ctx.from)
-  await setClientZone(ctx.deps.db, ctx.desk.botId, ctx.from.id, zone)
+  await chooseClientZone(ctx.deps.db, ctx.desk.botId, ctx.from, zone)
   await ctx.answerCallbackQuery({ text: ctx.t('tz-set', { zone }) })
   await ctx.editMessageText(ctx.t('tz-set', { zone })).catch(() => {})
 })

@@ -2,8 +2,7 @@ import { Composer, InlineKeyboard } from 'grammy'
 import { clientZone } from '../../clients/clients.service'
 import { pick } from '../../config/load'
 import { freePlaces } from '../../orders/capacity'
-import { setInvoiceMessage } from '../../orders/orders.repository'
-import { accountForSlot, createOrder, termsHash } from '../../orders/orders.service'
+import { accountForSlot, createOrder, recordInvoiceMessage, termsHash } from '../../orders/orders.service'
 import { findTariff, upcomingSlots } from '../../orders/tariffs'
 import { closedWarning, invoiceTexts, tariffCard } from '../../payments/offer'
 import { orderPayload } from '../../payments/payload'
@@ -156,5 +155,5 @@ priv.callbackQuery(/^tf:buy:([a-z0-9_-]{1,32}):([A-Za-z0-9_-]{8})(?::(\d{1,12}))
   const invoice = await ctx.replyWithInvoice(title, description, orderPayload(order.id), XTR, [
     { label: title, amount: order.price_stars },
   ])
-  await setInvoiceMessage(deps.db, order.id, invoice.message_id)
+  await recordInvoiceMessage(deps, order.id, invoice.message_id)
 })
