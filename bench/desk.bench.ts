@@ -1,3 +1,6 @@
+// Longer than ~400 lines: one benchmark run end to end (the built app as its own process, 1,000 consultations, the
+// plain-pg baseline of the same transaction, RSS and latency sampling); the shared harness is bench/support.ts.
+
 /**
  * npm run bench:desk — client messages through the whole bot against the same admission written with plain pg.
  *

@@ -18,7 +18,7 @@ import {
   handleDisputeTopic,
 } from './disputes/disputes.jobs'
 import { draftRunQueue } from './drafting/drafting.jobs'
-import { runDraft } from './drafting/drafting.service'
+import { runDraft } from './drafting/run'
 import type { QueueDef } from './jobs/queue'
 import { ledgerSweepQueue, startLedgerSweeper } from './ledger/ledger.jobs'
 import {

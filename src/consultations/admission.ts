@@ -7,16 +7,16 @@ import type { Outbox } from '../jobs/jobs'
 import type { Refusal as LedgerRefusal } from '../ledger/ledger.model'
 import { LedgerTx } from '../ledger/ledger.service'
 import { APPEALS_UNIT, CONSULTATION_SCOPE } from '../orders/allowances'
-import type { DeskConsultationView } from '../orders/orders.repository'
 import { type ContentType, contentTypeOf, storedContent } from '../routing/content'
-import { insertNote } from '../routing/delivery'
 import { clearClientBlocked, ensureDeskConsultation } from '../routing/desk-consultation.repository'
 import { insertItem, requeueBlocked } from '../routing/messages.repository'
+import { insertNote } from '../routing/notes'
 import { wakeLane } from '../routing/routing.jobs'
 import { notify } from '../telegram/notify'
 import { formatHours, formatInstant } from '../time/format'
 import { scheduleAppealSla } from './consultations.jobs'
 import { type AdmitRow, callAdmit, insertAppeal } from './desk.repository'
+import { type AdmissionRefusal, refusalText } from './refusals'
 import { retryConflicts } from './retry'
 import { appealDueAt } from './sla'
 
@@ -38,21 +38,7 @@ import { appealDueAt } from './sla'
  * topic at 18:02 is an accepted question; nothing later re-checks the window.
  */
 
-export type RefusalReason =
-  | 'no_consultation'
-  | 'not_started'
-  | 'window_closed'
-  | 'closed'
-  | 'no_appeals'
-  | 'refunded'
-  | 'banned'
-  | 'unavailable'
-
-export interface AdmissionRefusal {
-  reason: RefusalReason
-  /** The numbers behind it: window bounds, appeal counts (granted/used/held), as the check saw them. */
-  numbers: Record<string, string | number | boolean | null>
-}
+export type { AdmissionRefusal, RefusalReason } from './refusals'
 
 export type AdmissionResult =
   | {
@@ -355,57 +341,6 @@ async function refuse(
     dedupeKey: `desk:refused:${desk.botId}:${m.chat.id}:${m.message_id}`,
   })
   return { status: 'refused', consultationId: a.o_consultation_id, refusal }
-}
-
-/** The locale key and parameters of a refusal, built from the refusal's own numbers. */
-export function refusalText(
-  c: Pick<DeskConsultationView, 'start_mode' | 'needs_start_date'> | null,
-  r: AdmissionRefusal,
-  zone: string,
-  lang: string,
-): { key: string; params: Record<string, string | number>; more?: { key: string }[] } {
-  const n = r.numbers
-  const when = (iso: unknown) => (typeof iso === 'string' ? formatInstant(new Date(iso), zone, lang) : '—')
-  switch (r.reason) {
-    case 'not_started':
-      if (typeof n.startsAt === 'string')
-        return { key: 'desk-refused-not-started', params: { start: when(n.startsAt) } }
-      if (c?.start_mode === 'on_request' && !c.needs_start_date)
-        return { key: 'desk-refused-not-started-on-request', params: {} }
-      return { key: 'desk-refused-not-started-no-date', params: {} }
-    case 'window_closed':
-      return {
-        key: 'desk-refused-window-closed',
-        params: { end: when(n.accessUntil) },
-        ...(n.openAppeal ? { more: [{ key: 'desk-refused-window-closed-open' }] } : {}),
-      }
-    case 'closed':
-      // Closed by the window-end job (closed_at = access_until, src/lifecycle): it reads as the window closing.
-      if (typeof n.closedAt === 'string' && n.closedAt === n.accessUntil)
-        return {
-          key: 'desk-refused-window-closed',
-          params: { end: when(n.closedAt) },
-          ...(n.openAppeal ? { more: [{ key: 'desk-refused-window-closed-open' }] } : {}),
-        }
-      return {
-        key: 'desk-refused-closed',
-        params: { end: when(n.closedAt) },
-        ...(n.openAppeal ? { more: [{ key: 'desk-refused-window-closed-open' }] } : {}),
-      }
-    case 'no_appeals':
-      return {
-        key: 'desk-refused-no-appeals',
-        params: { left: Number(n.left), total: Number(n.granted), held: Number(n.held) },
-      }
-    case 'refunded':
-      return { key: 'desk-refused-refunded', params: {} }
-    case 'banned':
-      return { key: 'desk-refused-banned', params: {} }
-    case 'no_consultation':
-      return { key: 'desk-refused-no-consultation', params: {} }
-    default:
-      return { key: 'desk-refused-unavailable', params: {} }
-  }
 }
 
 /** The client wrote after blocking the bot: clear the mark and send what could not be delivered. */

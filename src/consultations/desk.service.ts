@@ -10,12 +10,12 @@ import type { Outbox } from '../jobs/jobs'
 import { CONSULTATION_SCOPE } from '../orders/allowances'
 import { canTransition, lockOrder, moveOrder } from '../orders/order-state'
 import { lockConsultationView } from '../orders/orders.repository'
-import { insertNote } from '../routing/delivery'
 import {
   ensureDeskConsultation,
   lockConsultationKey,
   setDeskFlags,
 } from '../routing/desk-consultation.repository'
+import { insertNote } from '../routing/notes'
 import { activeRoute, findRouteByThread, type Route } from '../routing/routes.repository'
 import { wakeLane } from '../routing/routing.jobs'
 import { notify } from '../telegram/notify'

@@ -271,3 +271,9 @@ export interface InvariantReport {
 export class LedgerInputError extends Error {
   override name = 'LedgerInputError'
 }
+
+/**
+ * The actual spent: omitted = each line's reserved amount; a number = the actual of a one-line reservation; an
+ * array = per line, in the order of the reserve request.
+ */
+export type Actual = number | readonly number[] | undefined

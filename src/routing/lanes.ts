@@ -1,5 +1,7 @@
+import { randomUUID } from 'node:crypto'
 import { sql } from 'kysely'
 import type { Db } from '../db/database'
+import type { Deps } from '../deps'
 import type { Direction } from './routing.tables'
 
 /**
@@ -48,4 +50,44 @@ export async function releaseLane(
   await sql`
     update desk_consultation set ${sql.ref(c.lease)} = null, ${sql.ref(c.until)} = null
       where consultation_id = ${consultationId} and ${sql.ref(c.lease)} = ${token}`.execute(db)
+}
+
+/** A live holder renews its lease this often (LEASE_SECONDS is the deadline). */
+const HEARTBEAT_MS = 20_000
+
+/** The lease with a heartbeat: lost = another worker may have the lane now, so stop before the next send. */
+export class Lease {
+  private timer: ReturnType<typeof setInterval> | undefined
+  lost = false
+  constructor(
+    private readonly deps: Deps,
+    readonly consultationId: number,
+    readonly dir: Direction,
+    readonly token = randomUUID(),
+  ) {}
+
+  claim(): Promise<boolean> {
+    return claimLane(this.deps.db, this.consultationId, this.dir, this.token)
+  }
+
+  start(): void {
+    this.timer = setInterval(() => {
+      claimLane(this.deps.db, this.consultationId, this.dir, this.token)
+        .then((ok) => {
+          if (!ok) this.lost = true
+        })
+        .catch(() => {})
+    }, HEARTBEAT_MS)
+    this.timer.unref()
+  }
+
+  async release(): Promise<void> {
+    if (this.timer) clearInterval(this.timer)
+    this.timer = undefined
+    await releaseLane(this.deps.db, this.consultationId, this.dir, this.token)
+  }
+
+  check(): void {
+    if (this.lost) throw new Error(`lane ${this.dir} of consultation ${this.consultationId}: lease lost`)
+  }
 }

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { checkInvariants } from '../../src/ledger/ledger.service'
+import { checkInvariants } from '../../src/ledger/ledger.invariants'
 import type { SentMessage } from '../support/bot-api'
 import {
   consultationWithQuestion,

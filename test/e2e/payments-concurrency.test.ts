@@ -1,7 +1,7 @@
 import type { User } from 'grammy/types'
 import { sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { checkInvariants } from '../../src/ledger/ledger.service'
+import { checkInvariants } from '../../src/ledger/ledger.invariants'
 import { sweepOrders } from '../../src/orders/orders.service'
 import { decidePreCheckout } from '../../src/payments/pre-checkout'
 import { recordSuccessfulPayment } from '../../src/payments/successful-payment'

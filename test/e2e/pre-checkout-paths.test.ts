@@ -1,6 +1,6 @@
 import { sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { checkInvariants } from '../../src/ledger/ledger.service'
+import { checkInvariants } from '../../src/ledger/ledger.invariants'
 import { findTariff, snapshotTariff } from '../../src/orders/tariffs'
 import { orderPayload } from '../../src/payments/payload'
 import {

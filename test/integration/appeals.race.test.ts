@@ -2,7 +2,7 @@ import type { Message, User } from 'grammy/types'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { admitClientMessage } from '../../src/consultations/admission'
 import { recordStaffAnswer } from '../../src/consultations/answers'
-import { checkInvariants } from '../../src/ledger/ledger.service'
+import { checkInvariants } from '../../src/ledger/ledger.invariants'
 import {
   activeConsultation,
   appeals,

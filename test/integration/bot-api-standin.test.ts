@@ -1,3 +1,6 @@
+// Longer than ~400 lines: the stand-in's own contract, one test per behaviour of Telegram it imitates, so the
+// desk's tests can trust it; it shares one server and its bot-id counter across the file.
+
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { autoRetry } from '@grammyjs/auto-retry'

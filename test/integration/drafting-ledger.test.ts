@@ -1,7 +1,11 @@
+// Longer than ~400 lines: drafting's settle, races, unknown outcomes and periods on one world (the real app, the
+// fake provider, the ledger); its shared setup is test/support/drafting.ts.
+
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { DraftRequestInput } from '../../src/drafting/drafting.service'
-import { refusalNote, requestDraft, runDraft } from '../../src/drafting/drafting.service'
-import { checkInvariants, Ledger } from '../../src/ledger/ledger.service'
+import { type DraftRequestInput, refusalNote, requestDraft } from '../../src/drafting/request'
+import { runDraft } from '../../src/drafting/run'
+import { checkInvariants } from '../../src/ledger/ledger.invariants'
+import { Ledger } from '../../src/ledger/ledger.service'
 import { createLlmClient } from '../../src/llm/provider'
 import {
   consultationWithQuestion,
@@ -280,7 +284,7 @@ describe('drafting on the ledger: settle, races, unknown outcomes', () => {
     const r = await ask(w, consultationId)
     if (r.status !== 'queued') throw new Error(r.status)
     await draftIn(w, r.draftId, ['unknown'])
-    const { reconcileDraft } = await import('../../src/drafting/drafting.service')
+    const { reconcileDraft } = await import('../../src/drafting/reconcile')
     expect(
       await reconcileDraft(w.deps, w.t.desk, { draftId: r.draftId, adminId: w.admin.id, action: 'release' }),
     ).toEqual({

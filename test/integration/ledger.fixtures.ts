@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto'
 import { expect } from 'vitest'
 import type { Db } from '../../src/db/database'
 import { createDb, type DbHandle } from '../../src/db/pool'
-import { checkInvariants, type Ledger } from '../../src/ledger/ledger.service'
+import { checkInvariants } from '../../src/ledger/ledger.invariants'
+import type { Ledger } from '../../src/ledger/ledger.service'
 
 /** A period wide enough that tests never cross it by accident. */
 export const WIDE = {

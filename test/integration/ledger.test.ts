@@ -1,3 +1,6 @@
+// Longer than ~400 lines: the ledger's whole contract (reserve, settle, grants and carry-over, periods, replays,
+// refusals with numbers, invariants) against one database and one set of fixtures; each describe block is a rule.
+
 import { sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createDb } from '../../src/db/pool'

@@ -1,3 +1,7 @@
+// One file on purpose, far over the house's ~400 lines: the stand-in is one fake server whose every method reads and
+// writes the same state (chats, message ids, topics, payments, update queues, webhooks, recorded calls), as Telegram
+// does; its helpers (parse_mode parsers, multipart, media builders) serve only it. Tests import it as one module.
+
 /**
  * A fake Telegram Bot API server for end-to-end tests and benchmarks.
  *

@@ -1,3 +1,6 @@
+// Longer than ~400 lines: the business-time model is one contract (intervals, midnight, holidays, DST, the inverse
+// of add and between); the cases sit next to each other so a reader sees the whole model tested.
+
 import { DateTime } from 'luxon'
 import { describe, expect, it } from 'vitest'
 import {

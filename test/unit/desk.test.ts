@@ -1,6 +1,6 @@
 import type { Message } from 'grammy/types'
 import { describe, expect, it } from 'vitest'
-import { refusalText } from '../../src/consultations/admission'
+import { refusalText } from '../../src/consultations/refusals'
 import { contentTypeOf, explicitReplyId, sameContent, storedContent } from '../../src/routing/content'
 import { topicName } from '../../src/routing/topics'
 

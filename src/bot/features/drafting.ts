@@ -2,18 +2,10 @@ import { Composer } from 'grammy'
 import type { Message } from 'grammy/types'
 import { DateTime } from 'luxon'
 import { consultationOfTopic } from '../../consultations/desk.service'
+import { captureEdit, discardDraft, isEditingDraft, sendDraft, startEdit } from '../../drafting/actions'
 import type { ActionResult, ReconcileResult } from '../../drafting/drafting.model'
-import {
-  captureEdit,
-  discardDraft,
-  isEditingDraft,
-  reconcileDraft,
-  refusalNote,
-  requestDraft,
-  sendDraft,
-  startEdit,
-  unknownDrafts,
-} from '../../drafting/drafting.service'
+import { reconcileDraft, unknownDrafts } from '../../drafting/reconcile'
+import { refusalNote, requestDraft } from '../../drafting/request'
 import { errorSummary } from '../../jobs/jobs'
 import { notifyNow } from '../../telegram/notify'
 import type { BotContext } from '../context'
