@@ -30,7 +30,7 @@ import { appealDueAt } from './sla'
  *   5. stores the message (UNIQUE(bot_id, chat_id, message_id), so a redelivered update changes nothing) with
  *      accepted_at = checked_at and writes the topic lane's job to the outbox.
  * Steps 1-3 and, when the message joins an open appeal, the insert of step 5 are one database function (desk_admit,
- * migration 2026-11-30T0410): one round trip with cached plans for the path almost every message takes.
+ * src/consultations/sql/desk_admit.sql): one round trip with cached plans for the path almost every message takes.
  * A refused message is stored too (state refused, with the numbers) and the client is told why, from the same
  * numbers. No network call happens inside: the copy and every reply leave through the outbox.
  *

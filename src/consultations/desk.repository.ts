@@ -8,7 +8,7 @@ import type { DeskConsultationTables } from './desk.tables'
 export type Appeal = Selectable<DeskConsultationTables['desk_appeal']>
 type Q = Db | Trx
 
-/** What desk_admit (migration 2026-11-30T0410) decided, with the numbers it decided on. */
+/** What desk_admit (src/consultations/sql/desk_admit.sql) decided, with the numbers it decided on. */
 export interface AdmitRow {
   /**
    * none: no consultation; duplicate; refused (o_reason); accepted (stored, joins the open appeal); open (the
@@ -37,7 +37,7 @@ export interface AdmitRow {
 
 /**
  * Locks the client's consultation, reads the database clock after the lock, checks access, and stores the message
- * when it joins an open appeal: one round trip (see migrations 2026-11-30T0410 and T0420 for the rule and why it
+ * when it joins an open appeal: one round trip (see src/consultations/sql/desk_admit.sql for the rule and why it
  * is a function). In a transaction (fast = false), outcome `open` leaves the lock held for the caller to complete
  * the admission. Fast mode runs on its own (the statement is the transaction) and does only the common case.
  */

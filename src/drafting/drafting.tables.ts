@@ -27,7 +27,7 @@ export interface PromptMessage {
   content: string
 }
 
-/** Tables of AI drafting (migrations/2026-11-30T0500_drafts.ts). */
+/** Tables of AI drafting (migrations/2026-11-30T0000_baseline.ts). */
 export interface DraftingTables {
   draft: {
     id: Generated<number>

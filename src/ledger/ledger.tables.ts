@@ -5,7 +5,7 @@ type Timestamp = ColumnType<Date, Date | string, Date | string>
 type GeneratedTimestamp = ColumnType<Date, Date | string | undefined, Date | string>
 
 /**
- * The quota ledger's tables (migrations/2026-11-30T0100_ledger.ts). Amounts are int8 parsed to number
+ * The quota ledger's tables (migrations/2026-11-30T0000_baseline.ts). Amounts are int8 parsed to number
  * (src/db/pg-types.ts). Counters change only through the ledger's functions, each with a journal row.
  */
 export interface LedgerTables {

@@ -3,7 +3,7 @@ import type { BreachPolicy } from '../orders/orders.tables'
 
 export type BreachOutcome = 'none' | 'extended' | 'extra_appeal' | 'skipped'
 
-/** What the SLA and window jobs did (migration 2026-11-30T0600): each column is set once, by a conditional UPDATE. */
+/** What the SLA and window jobs did (migrations/2026-11-30T0000_baseline.ts): each column is set once, by a conditional UPDATE. */
 export interface LifecycleTables {
   appeal_sla: {
     appeal_id: number

@@ -67,7 +67,7 @@ class NeedsGrant extends Error {
 }
 
 /**
- * The decision, in one round trip in the common case: `pre_checkout_hold` (migration 2026-11-30T0710) runs the
+ * The decision, in one round trip in the common case: `pre_checkout_hold` (src/payments/sql/pre_checkout_hold.sql) runs the
  * checks and the hold below as one statement. What it leaves to the full path (the first pre-checkout of a day or
  * slot, whose account must be opened first; the database clock on another desk-local day than ours) it returns
  * having changed nothing, and the full path decides.

@@ -32,7 +32,7 @@ export interface RoutingTables {
     title_dirty: Generated<boolean>
     /** A send to the client failed with 403; cleared when the client writes again. */
     client_blocked_at: Date | null
-    /** A topic-lane job is queued and has not started draining (see migration 2026-11-30T0410). */
+    /** A topic-lane job is queued and has not started draining (see src/consultations/sql/desk_admit.sql). */
     in_queued: Generated<boolean>
     in_lease: string | null
     in_lease_until: Date | null

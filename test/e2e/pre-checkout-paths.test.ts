@@ -13,8 +13,8 @@ import {
 import { type PayWorld, preCheckout, startPayWorld, TEST_BOT_ID, tariff } from './payments-support'
 
 /**
- * The pre-checkout decision has two paths: one statement (pre_checkout_hold, migration 2026-11-30T0710) and the
- * transaction it was folded from. For every rule, the same order state gives the same answer and leaves the same
+ * The pre-checkout decision has two paths: one statement (pre_checkout_hold, src/payments/sql/pre_checkout_hold.sql)
+ * and the transaction it was folded from. For every rule, the same order state gives the same answer and leaves the same
  * rows on both; redeliveries replay across them (same hold request id, same ledger fingerprint).
  */
 

@@ -6,8 +6,7 @@ import { createTestDatabase, type TestDatabase } from '../support/db'
 import { account, expectInvariants, uid } from './ledger.fixtures'
 
 /**
- * The one-line fast paths (ledger_reserve_one / ledger_settle_one of migration 2026-11-30T0750, which the
- * repository calls for every one-line reservation and every settle with at most one actual) must store and return
+ * The one-line fast paths (ledger_reserve_one / ledger_settle_one in src/ledger/sql, which the repository calls for every one-line reservation and every settle with at most one actual) must store and return
  * exactly what the full functions (ledger_reserve_full / ledger_settle_full) do. Twin accounts with the same
  * numbers: one goes through the fast path, the other through the full function called directly.
  */

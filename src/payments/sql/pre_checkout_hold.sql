@@ -1,40 +1,35 @@
-import { type Kysely, sql } from 'kysely'
+-- requires: ledger_reserve, ledger_settle
+--
+-- pre_checkout_hold: the whole pre-checkout decision and its capacity hold in one statement - one round trip, no
+-- BEGIN/COMMIT - with the same rules, in the same order, as the transaction in src/payments/pre-checkout.ts (which
+-- stays as the full path; test/e2e/pre-checkout-paths.test.ts holds the two equal):
+--
+--   lock the order; unknown (or another bot's) -> order-unknown; another payer -> order-foreign; banned client ->
+--   banned; currency not XTR -> wrong-currency; amount <> price -> wrong-amount; cancelled -> order-cancelled; not
+--   created/reserved -> order-paid; tariff no longer in config -> tariff-unavailable; older than the unpaid TTL ->
+--   order-expired; a scheduled slot already begun -> slot-started; a hold still running -> ok (a redelivered query,
+--   or a retry after a failed payment: the same answer, no second hold); otherwise release a lapsed hold, move the
+--   order to reserved with the new hold (allowed by the transition table: the caller passes p_can_reserve), and
+--   reserve one place on the day's or slot's capacity account through ledger_reserve, last, so that the account row
+--   is locked only until the statement commits.
+--
+-- The common case (a fresh order with an immediate start, every check passing) is one conditional UPDATE that locks
+-- the order and moves it; everything else reads the locked row and decides check by check.
+--
+-- The caller passes what lives in config and app code: the desk's tariffs with their capacities, and the desk-local
+-- day it believes it is (ISO date, start, end). What the full path handles is returned as `retry` with nothing
+-- changed: the database clock outside that day (midnight, clock skew), a move the transition table refuses. The
+-- ledger's refusals roll the whole statement back, as they roll back the full path's transaction, by raising:
+--   PC001  the capacity account does not exist yet or holds less than configured: open it (full path) and retry;
+--   PC002  no place left (DETAIL: the configured capacity when the account is full, else empty).
+--
+-- The hold's request id (`hold:<order>:<query id>`), the account key and the ledger fingerprint are those of the
+-- full path (src/orders/capacity.ts reservePlace), so either path replays the other's decision. synchronous_commit
+-- is off for the statement's transaction, as in the full path: a hold lost to a crash costs nothing
+-- (successful_payment takes a free place or agrees a start), and the commit ends the account row's lock. It calls
+-- the ledger's own functions (ledger_reserve, ledger_settle), never redefines them.
 
-/**
- * pre_checkout_hold: the whole pre-checkout decision and its capacity hold in one statement - one round trip, no
- * BEGIN/COMMIT - with the same rules, in the same order, as the transaction in src/payments/pre-checkout.ts
- * (which stays as the full path):
- *
- *   lock the order; unknown (or another bot's) -> order-unknown; another payer -> order-foreign; banned client ->
- *   banned; currency not XTR -> wrong-currency; amount <> price -> wrong-amount; cancelled -> order-cancelled; not
- *   created/reserved -> order-paid; tariff no longer in config -> tariff-unavailable; older than the unpaid TTL ->
- *   order-expired; a scheduled slot already begun -> slot-started; a hold still running -> ok (a redelivered query,
- *   or a retry after a failed payment: the same answer, no second hold); otherwise release a lapsed hold, move the
- *   order to reserved with the new hold (allowed by the transition table: the caller passes p_can_reserve), and
- *   reserve one place on the day's or slot's capacity account through ledger_reserve, last, so that the account
- *   row is locked only until the statement commits.
- *
- * The common case (a fresh order with an immediate start, every check passing) is one conditional UPDATE that
- * locks the order and moves it; everything else reads the locked row and decides check by check.
- *
- * The caller passes what lives in config and app code: the desk's tariffs with their capacities, and the desk-local
- * day it believes it is (ISO date, start, end). What the full path handles is returned as `retry` with nothing
- * changed: the database clock outside that day (midnight, clock skew), a move the transition table refuses. The
- * ledger's refusals roll the whole statement back, as they roll back the full path's transaction, by raising:
- *   PC001  the capacity account does not exist yet or holds less than configured: open it (full path) and retry;
- *   PC002  no place left (DETAIL: the configured capacity when the account is full, else empty).
- *
- * The hold's request id (`hold:<order>:<query id>`), the account key and the ledger fingerprint are those of the
- * full path (src/orders/capacity.ts reservePlace), so either path replays the other's decision. synchronous_commit
- * is off for the statement's transaction, as in the full path: a hold lost to a crash costs nothing
- * (successful_payment takes a free place or agrees a start), and the commit ends the account row's lock.
- *
- * Calls the ledger's own functions (ledger_reserve, ledger_settle), never redefines them. Frozen in time: it never
- * imports app code.
- */
-export async function up(db: Kysely<any>): Promise<void> {
-  await sql`
-create function pre_checkout_hold(
+create or replace function pre_checkout_hold(
   p_bot bigint, p_order bigint, p_user bigint, p_currency text, p_amount integer, p_query_id text,
   p_tariffs text[], p_daily integer[], p_slot integer[],
   p_day_iso text, p_day_start timestamptz, p_day_end timestamptz,
@@ -175,10 +170,4 @@ begin
   end if;
   o_outcome := 'ok';
 end
-$fn$`.execute(db)
-}
-
-export async function down(db: Kysely<any>): Promise<void> {
-  await sql`drop function pre_checkout_hold(bigint, bigint, bigint, text, integer, text, text[], integer[], integer[],
-    text, timestamptz, timestamptz, double precision, integer, boolean)`.execute(db)
-}
+$fn$;

@@ -1,24 +1,24 @@
-import { type Kysely, sql } from 'kysely'
+-- desk_admit: the admission of a client message (src/consultations/admission.ts calls it through
+-- desk.repository.ts). Why a function: every client message runs it, and as separate statements the lock, the state
+-- read and the insert cost three round trips and three plannings (~0.5 ms of planning alone per message); PL/pgSQL
+-- keeps its plans per connection and takes one round trip. It decides and, for the common case (the message joins
+-- an open appeal), stores the message; anything that needs the ledger (opening an appeal) or other work is handed
+-- back to the caller, still holding the lock.
+--
+-- p_fast: called on its own, outside any transaction, it admits the common case completely in one statement - no
+-- BEGIN/COMMIT - when the message joins an open appeal and the topic lane already has a job queued (so there is
+-- nothing to write to the outbox). Everything else comes back as `retry`, having changed nothing, and the caller
+-- runs the full admission in a transaction (p_fast = false). The decision is the same either way: lock, clock
+-- after the lock, the access rule, UNIQUE(bot_id, chat_id, message_id); the statement is the transaction.
+--
+-- desk_consultation.in_queued: a topic-lane job is queued and has not started draining; an admission then needs no
+-- new job (the lane clears the flag, under this row's lock, before it reads what is pending). That saves the job
+-- insert for every message of a burst, which under load (a lane waits for Telegram's 20 messages a minute per
+-- group) is most of them.
 
-/**
- * The admission of a client message as one database function (src/consultations/admission.ts calls it inside its
- * transaction). Why a function: every client message runs it, and as separate statements the lock, the state read
- * and the insert cost three round trips and three plannings (~0.5 ms of planning alone per message); PL/pgSQL
- * keeps its plans per connection and takes one round trip. It decides and, for the common case (the message joins
- * an open appeal), stores the message; anything that needs the ledger (opening an appeal) or other work is handed
- * back to the caller, still holding the lock.
- *
- * Frozen in time: it never imports app code.
- */
-export async function up(db: Kysely<any>): Promise<void> {
-  // A topic-lane job is queued and has not started draining: an admission then needs no new job (the lane clears
-  // the flag, under this row's lock, before it reads what is pending). Saves the job insert for every message of
-  // a burst, which under load (a lane waits for Telegram's 20 messages a minute per group) is most of them.
-  await sql`alter table desk_consultation add column in_queued boolean not null default false`.execute(db)
-  await sql`
-create function desk_admit(
+create or replace function desk_admit(
   p_bot bigint, p_user bigint, p_chat bigint, p_message bigint, p_media_group text, p_reply_to bigint,
-  p_type text, p_content jsonb,
+  p_type text, p_content jsonb, p_fast boolean,
   out o_outcome text, out o_reason text, out o_consultation_id bigint, out o_item_id bigint,
   out o_open_appeal_id bigint, out o_last_appeal_number integer, out o_checked_at timestamptz,
   out o_state text, out o_starts_at timestamptz, out o_access_until timestamptz, out o_closed_at timestamptz,
@@ -43,7 +43,7 @@ begin
     limit 1
     for update of cs;
   if not found then
-    o_outcome := 'none';
+    o_outcome := case when p_fast then 'retry' else 'none' end;
     return;
   end if;
 
@@ -83,15 +83,15 @@ begin
     when o_checked_at >= c.access_until then 'window_closed'
   end;
   if o_reason is not null then
-    o_outcome := 'refused';
+    o_outcome := case when p_fast then 'retry' else 'refused' end;
     return;
   end if;
 
-  if o_open_appeal_id is null or not o_desk_row or o_client_blocked_at is not null then
+  if o_open_appeal_id is null or not o_desk_row or o_client_blocked_at is not null or (p_fast and not v_queued) then
     -- A new appeal (one unit of the ledger), the desk's first message, or a client back after blocking the bot:
     -- the caller finishes the admission under the same lock.
     o_last_appeal_number := (select max(a.number) from desk_appeal a where a.consultation_id = c.id);
-    o_outcome := 'open';
+    o_outcome := case when p_fast then 'retry' else 'open' end;
     return;
   end if;
 
@@ -113,10 +113,4 @@ begin
   end if;
   o_outcome := 'accepted';
 end
-$fn$`.execute(db)
-}
-
-export async function down(db: Kysely<any>): Promise<void> {
-  await sql`drop function if exists desk_admit`.execute(db)
-  await sql`alter table desk_consultation drop column in_queued`.execute(db)
-}
+$fn$;
