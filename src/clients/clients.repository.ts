@@ -49,13 +49,7 @@ export async function markBlocked(trx: Db | Trx, botId: number, userId: number):
 
 /** The time zone the client chose (null: none chosen). */
 export async function findClientZone(q: Db | Trx, botId: number, userId: number): Promise<string | null> {
-  const c = await q
-    .selectFrom('client')
-    .select('time_zone')
-    .where('bot_id', '=', botId)
-    .where('user_id', '=', userId)
-    .executeTakeFirst()
-  return c?.time_zone ?? null
+  return (await findClient(q, botId, userId))?.time_zone ?? null
 }
 
 export async function updateClientZone(
@@ -74,11 +68,5 @@ export async function updateClientZone(
 }
 
 export async function isClientBanned(q: Db | Trx, botId: number, userId: number): Promise<boolean> {
-  const r = await q
-    .selectFrom('client')
-    .select('banned_at')
-    .where('bot_id', '=', botId)
-    .where('user_id', '=', userId)
-    .executeTakeFirst()
-  return Boolean(r?.banned_at)
+  return Boolean((await findClient(q, botId, userId))?.banned_at)
 }

@@ -1,23 +1,7 @@
 import type { Kysely } from 'kysely'
 import type { Database } from '../db/database'
-import {
-  type AccountNumbers,
-  type AccountRef,
-  type Actual,
-  type GrantRequest,
-  type GrantResult,
-  LedgerInputError,
-  type LineDecision,
-  type OverrunPolicy,
-  type Refusal,
-  type RefusalReason,
-  type ReservationState,
-  type ReservationView,
-  type ReserveRequest,
-  type ReserveResult,
-  type SettledAccount,
-  type SettleResult,
-} from './ledger.model'
+import type * as model from './ledger.model'
+import { LedgerInputError } from './ledger.model'
 import { isoInZone } from './ledger.periods'
 import * as repo from './ledger.repository'
 
@@ -33,7 +17,7 @@ const MAX_REQUEST_ID = 200
 export function unavailableRefusal(
   requestId: string,
   detail = 'the ledger is temporarily unavailable',
-): Refusal {
+): model.Refusal {
   return {
     admitted: false,
     requestId,
@@ -53,11 +37,11 @@ export function checkRequestId(requestId: string): void {
     throw new LedgerInputError(`a request id is a non-empty string of at most ${MAX_REQUEST_ID} characters`)
 }
 
-export function refKey(ref: AccountRef): string {
+export function refKey(ref: model.AccountRef): string {
   return 'accountId' in ref ? `#${ref.accountId}` : JSON.stringify([ref.scope, String(ref.subject), ref.unit])
 }
 
-export function reserveCall(req: ReserveRequest, defaultTtl: number): repo.ReserveCall {
+export function reserveCall(req: model.ReserveRequest, defaultTtl: number): repo.ReserveCall {
   checkRequestId(req.requestId)
   if (!Array.isArray(req.lines) || req.lines.length === 0)
     throw new LedgerInputError('a reservation needs lines')
@@ -111,9 +95,9 @@ export function reserveCall(req: ReserveRequest, defaultTtl: number): repo.Reser
 
 export async function runReserve(
   db: repo.Runner,
-  req: ReserveRequest,
+  req: model.ReserveRequest,
   call: repo.ReserveCall,
-): Promise<ReserveResult> {
+): Promise<model.ReserveResult> {
   const row = await repo.callReserve(db, call)
   const replayed = row.o_outcome !== 'new'
   if (row.o_outcome === 'duplicate_account') {
@@ -124,7 +108,7 @@ export async function runReserve(
     }
   }
   const d = row.o_decision!
-  const state = row.o_state as ReservationState
+  const state = row.o_state as model.ReservationState
   if (row.o_outcome === 'conflict') {
     return {
       admitted: false,
@@ -155,7 +139,7 @@ export async function runReserve(
     admitted: false,
     requestId: req.requestId,
     replayed,
-    reason: d.reason as RefusalReason,
+    reason: d.reason as model.RefusalReason,
     line: d.line,
     account: d.line === null ? null : (lines[d.line]?.account ?? null),
     lines,
@@ -165,7 +149,7 @@ export async function runReserve(
 }
 
 /** Stored numbers are as read before the hold; an admission reports them with its own hold included. */
-export function lineDecision(l: repo.StoredLine, admitted: boolean): LineDecision {
+export function lineDecision(l: repo.StoredLine, admitted: boolean): model.LineDecision {
   const ref =
     l.scope !== null && l.accountId === null
       ? { scope: l.scope, subject: l.subject ?? undefined, unit: l.unit ?? undefined }
@@ -196,7 +180,7 @@ export function lineDecision(l: repo.StoredLine, admitted: boolean): LineDecisio
   }
 }
 
-export function actualsOf(actual: Actual): number[] | null {
+export function actualsOf(actual: model.Actual): number[] | null {
   if (actual === undefined) return null
   const list = typeof actual === 'number' ? [actual] : [...actual]
   for (const a of list)
@@ -209,11 +193,11 @@ export async function runSettle(
   requestId: string,
   to: 'committed' | 'released' | 'unknown',
   actuals: number[] | null,
-  policy: OverrunPolicy,
+  policy: model.OverrunPolicy,
   note: string | undefined,
-): Promise<SettleResult> {
+): Promise<model.SettleResult> {
   const row = await repo.callSettle(db, requestId, to, actuals, policy, note ?? null)
-  const state = (row.o_state as ReservationState | null) ?? null
+  const state = (row.o_state as model.ReservationState | null) ?? null
   switch (row.o_outcome) {
     case 'done':
     case 'replay':
@@ -258,11 +242,11 @@ export async function runSettle(
   }
 }
 
-export function reservationView(r: repo.ReservationRow): ReservationView {
+export function reservationView(r: repo.ReservationRow): model.ReservationView {
   return {
     requestId: r.request_id,
-    state: r.state as ReservationState,
-    prevState: r.prev_state as ReservationState | null,
+    state: r.state as model.ReservationState,
+    prevState: r.prev_state as model.ReservationState | null,
     accountIds: r.account_ids,
     amounts: r.amounts,
     actuals: r.actuals,
@@ -282,7 +266,7 @@ export function settledAccount(a: {
   reserved: number
   used: number
   holds: number
-}): SettledAccount {
+}): model.SettledAccount {
   return {
     accountId: a.accountId,
     granted: a.granted,
@@ -293,7 +277,7 @@ export function settledAccount(a: {
   }
 }
 
-export function grantCall(req: GrantRequest): repo.GrantCall {
+export function grantCall(req: model.GrantRequest): repo.GrantCall {
   checkRequestId(req.requestId)
   if (!Number.isSafeInteger(req.amount) || req.amount < 0)
     throw new LedgerInputError(`a grant is an integer >= 0 (got ${req.amount})`)
@@ -329,9 +313,9 @@ export function grantCall(req: GrantRequest): repo.GrantCall {
 
 export async function runGrant(
   db: Kysely<Database>,
-  req: GrantRequest,
+  req: model.GrantRequest,
   call: repo.GrantCall,
-): Promise<GrantResult> {
+): Promise<model.GrantResult> {
   const row = await repo.callGrant(db, call)
   if (row.o_outcome === 'conflict' || row.o_outcome === 'period_mismatch') {
     return {
@@ -360,9 +344,9 @@ export async function runGrant(
 
 export async function runBalance(
   db: Kysely<Database>,
-  ref: AccountRef,
+  ref: model.AccountRef,
   at?: Date,
-): Promise<AccountNumbers | null> {
+): Promise<model.AccountNumbers | null> {
   const a =
     'accountId' in ref
       ? await repo.findAccountById(db, ref.accountId)
