@@ -1,41 +1,17 @@
-/**
- * npm run bench:checkout — pre-checkout queries through the whole bot over HTTP.
- *
- * The app runs as its own process (the built `dist/main.js --role=bot`, as `npm run bot` runs it) in webhook
- * mode: the Bot API stand-in (test/support/bot-api.ts, in this process) POSTs each pre_checkout_query to the bot's
- * webhook the moment it is pushed, and the bot answers with answerPreCheckoutQuery in the webhook response (as
- * Telegram allows; BENCH_MODE=polling answers by a request of its own). PostgreSQL is embedded unless
- * DATABASE_URL is set; the same server serves the app and the setup.
- *
- * Each round: BENCH_QUERIES (default 200) clients, each with an unpaid order, send their pre-checkout at the same
- * moment. Every query is checked and holds a place on the quota ledger (capacity is set high enough that all are
- * accepted: the heavier path, a reservation per query). Latency = from the push of the update to the arrival of
- * its answerPreCheckoutQuery at the stand-in (one process, one clock). Printed per round and over all measured
- * rounds: p50 / p99 / max latency and throughput (answers per second from the first push to the last answer).
- * One warm-up round is not counted. Target (issue 4): p99 <= 50 ms.
- *
- * BENCH_QUERIES (200), BENCH_ROUNDS (5 measured), BENCH_MODE (webhook | polling), BENCH_NODE_ARGS (e.g. --cpu-prof).
- */
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import { fileURLToPath } from 'node:url'
 import type { User } from 'grammy/types'
 import { sql } from 'kysely'
 import pg from 'pg'
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml'
 import { loadConfig } from '../src/config/load'
 import { freePort } from '../src/db/embedded'
-import { migrateToLatest } from '../src/db/migrator'
-import { createDb, type DbHandle } from '../src/db/pool'
 import { findTariff, snapshotTariff } from '../src/orders/tariffs'
 import { orderPayload } from '../src/payments/payload'
-import { type BotApiStandIn, startBotApi } from '../test/support/bot-api'
-import { scriptNodeArgs } from '../test/support/scripts'
-import { backendsCpuUs, benchDatabase, cpuDeltaUs, percentile, processCpuUs } from './support'
+import { startBotApi } from '../test/support/bot-api'
+import * as bench from './support'
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 const QUERIES = Number(process.env.BENCH_QUERIES ?? 200)
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5)
 const MODE = (process.env.BENCH_MODE ?? 'webhook') as 'webhook' | 'polling'
@@ -47,9 +23,9 @@ const SECRET = 'bench-secret'
 async function cpuSnapshot(appPid: number, pool: pg.Pool) {
   const self = process.cpuUsage()
   return {
-    app: (await processCpuUs(appPid)) ?? 0,
+    app: (await bench.processCpuUs(appPid)) ?? 0,
     self: self.user + self.system,
-    backends: await backendsCpuUs(pool),
+    backends: await bench.backendsCpuUs(pool),
   }
 }
 
@@ -59,47 +35,30 @@ function cpuDelta(
   n: number,
 ) {
   const ms = (us: number) => (us / n / 1000).toFixed(2)
-  return `CPU per answer: app ${ms(b.app - a.app)} ms, stand-in ${ms(b.self - a.self)} ms, postgres ${ms(cpuDeltaUs(a.backends, b.backends) ?? 0)} ms`
+  return `CPU per answer: app ${ms(b.app - a.app)} ms, stand-in ${ms(b.self - a.self)} ms, postgres ${ms(bench.cpuDeltaUs(a.backends, b.backends) ?? 0)} ms`
 }
 
 function summary(lat: number[], seconds: number): string {
   const s = [...lat].sort((a, b) => a - b)
   return (
-    `p50 ${percentile(s, 50).toFixed(1)} ms, p99 ${percentile(s, 99).toFixed(1)} ms, max ${s[s.length - 1]!.toFixed(1)} ms, ` +
+    `p50 ${bench.percentile(s, 50).toFixed(1)} ms, p99 ${bench.percentile(s, 99).toFixed(1)} ms, max ${s[s.length - 1]!.toFixed(1)} ms, ` +
     `${(lat.length / seconds).toFixed(0)} answers/s`
   )
 }
 
 async function main() {
-  const database = await benchDatabase('checkout_bench')
-  let tg: BotApiStandIn | undefined
-  let child: ChildProcess | undefined
-  let handle: DbHandle | undefined
-  let raw: pg.Pool | undefined
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'checkout-bench-'))
-  const cleanup = async () => {
-    if (child && child.exitCode === null) {
-      child.kill('SIGTERM')
-      await new Promise((r) => child!.once('exit', r))
-    }
-    await raw?.end().catch(() => {})
-    await handle?.close().catch(() => {})
-    await tg?.close().catch(() => {})
-    await database.close()
-    rmSync(dir, { recursive: true, force: true })
-  }
-  process.once('SIGINT', () => void cleanup().finally(() => process.exit(130)))
-
+  const run = new bench.BenchRun()
+  const dir = run.hold(mkdtempSync(path.join(os.tmpdir(), 'checkout-bench-')), (d) =>
+    rmSync(d, { recursive: true, force: true }),
+  )
   try {
-    const url = database.url
-    handle = createDb(url, 4)
+    const { url, handle } = await bench.migratedDatabase(run, 'checkout_bench', 4)
     const db = handle.db
-    await migrateToLatest(db)
-    tg = await startBotApi({ defaultWaitTimeoutMs: 60_000 })
+    const tg = run.hold(await startBotApi({ defaultWaitTimeoutMs: 60_000 }), (t) => t.close())
 
     // The test desk, in the chosen mode, with room for every query of every round.
     const port = await freePort()
-    const cfg = parseYaml(readFileSync(path.join(ROOT, 'test/support/desk.test.yaml'), 'utf8'))
+    const cfg = parseYaml(readFileSync(path.join(bench.ROOT, 'test/support/desk.test.yaml'), 'utf8'))
     cfg.mode = MODE
     cfg.http = { host: '127.0.0.1', port }
     cfg.webhook = MODE === 'webhook' ? { publicUrl: `http://127.0.0.1:${port}` } : {}
@@ -135,13 +94,7 @@ async function main() {
     }
     await sql`vacuum analyze`.execute(db)
 
-    const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean)
-    execFileSync('npm', ['run', 'build', '--silent'], { cwd: ROOT, stdio: 'inherit' })
-    child = spawn(process.execPath, [...nodeArgs, ...scriptNodeArgs('bot')], {
-      cwd: ROOT,
-      env: { ...process.env, ...env, LOG_LEVEL: 'error', NODE_ENV: 'production' },
-      stdio: ['ignore', 'inherit', 'inherit'],
-    })
+    const child = bench.spawnBuiltBot(run, { ...env, LOG_LEVEL: 'error', NODE_ENV: 'production' })
     if (MODE === 'webhook') await tg.waitFor('setWebhook', undefined, { botId: BOT_ID })
     else await tg.waitFor('getUpdates', undefined, { botId: BOT_ID })
     // The HTTP server listens right after the webhook is set; give the process a moment to finish starting.
@@ -151,7 +104,7 @@ async function main() {
       `${QUERIES} concurrent pre-checkout queries per round, ${MODE} mode, app in its own process (pool 10), ` +
         `${os.cpus().length} CPUs`,
     )
-    raw = new pg.Pool({ connectionString: url, max: 1 })
+    const raw = run.hold(new pg.Pool({ connectionString: url, max: 1 }), (p) => p.end())
     const all: number[] = []
     let allSeconds = 0
     let refused = 0
@@ -204,7 +157,7 @@ async function main() {
     }
     const sorted = [...single].sort((a, b) => a - b)
     console.log(
-      `one at a time (${single.length}): p50 ${percentile(sorted, 50).toFixed(1)} ms, p99 ${percentile(sorted, 99).toFixed(1)} ms`,
+      `one at a time (${single.length}): p50 ${bench.percentile(sorted, 50).toFixed(1)} ms, p99 ${bench.percentile(sorted, 99).toFixed(1)} ms`,
     )
     console.log(
       `load average during the run: ${os
@@ -219,7 +172,7 @@ async function main() {
     console.log(`all rounds: ${summary(all, allSeconds)}  (${all.length} answers, ${refused} refused)`)
     console.log(`capacity holds open after the run: ${holds.rows[0]!.n} (expected ${(ROUNDS + 2) * QUERIES})`)
   } finally {
-    await cleanup()
+    await run.close()
   }
 }
 

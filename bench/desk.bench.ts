@@ -1,52 +1,32 @@
 // Longer than ~400 lines: one benchmark run end to end (the built app as its own process, 1,000 consultations, the
 // plain-pg baseline of the same transaction, RSS and latency sampling); the shared harness is bench/support.ts.
 
-/**
- * npm run bench:desk — client messages through the whole bot against the same admission written with plain pg.
- *
- * The app runs as its own process (the built bundle `dist/main.js --role=bot`, as `npm run bot` runs it: polling,
- * embedded in nothing, no workers, so what is measured is admission up to the copy job being written) against the Bot API stand-in
- * (test/support/bot-api.ts, in this process) and PostgreSQL (embedded unless DATABASE_URL is set).
- *
- * 1,000 active consultations (made active by the real activation: window, ledger grants). Each client first sends
- * one message (it opens an appeal: a ledger reservation and a receipt; the warm-up), then MESSAGES_PER_CLIENT more
- * (they join the open appeal). Messages are injected through the stand-in as fast as the bot takes them: a closed
- * loop keeps WINDOW messages pushed-but-not-stored. Printed:
- *   - accepted messages per second;
- *   - latency from the push of the update to the copy job being written (the desk_message row is inserted right
- *     after the job, and its created_at is clock_timestamp(); same machine, same clock), p50/p99;
- *   - the app process's RSS idle (started, before load; and again after it) and the maximum under load;
- *   - the baseline: the same transaction (lock the consultation, read the clock and state, write the pg-boss job
- *     with pg-boss's own INSERT, insert the message; on the first message also the ledger reservation, the appeal
- *     and the receipt job) with plain pg on as many connections as the app's pool, same message mix, same run,
- *     and the ratio bot / baseline.
- * Targets (issue 5): >= 1,000 accepted messages/s on 2 cores, ratio >= 0.5, RSS <= 150 MB idle, <= 300 MB under load.
- *
- * BENCH_CONSULTATIONS (default 1000), BENCH_MESSAGES (per client after the first, default 20), BENCH_WINDOW (64).
- */
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
 import { readFile } from 'node:fs/promises'
 import { createRequire } from 'node:module'
 import path from 'node:path'
-import { fileURLToPath } from 'node:url'
 import type { User } from 'grammy/types'
 import { sql } from 'kysely'
 import pg from 'pg'
 import { createI18n } from '../src/bot/i18n'
 import { loadConfig } from '../src/config/load'
 import { activateConsultation } from '../src/consultations/activation'
-import { migrateToLatest } from '../src/db/migrator'
-import { createDb, type DbHandle } from '../src/db/pool'
 import { Jobs } from '../src/jobs/jobs'
 import { quietLogger } from '../src/log'
 import { findTariff, snapshotTariff } from '../src/orders/tariffs'
 import { QUEUES } from '../src/workers'
-import { type BotApiStandIn, startBotApi } from '../test/support/bot-api'
-import { scriptNodeArgs } from '../test/support/scripts'
-import { backendsCpuUs, benchDatabase, cpuDeltaUs, percentile, processCpuUs } from './support'
+import { startBotApi } from '../test/support/bot-api'
+import {
+  BenchRun,
+  backendsCpuUs,
+  cpuDeltaUs,
+  migratedDatabase,
+  percentile,
+  processCpuUs,
+  ROOT,
+  spawnBuiltBot,
+} from './support'
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 const CONSULTATIONS = Number(process.env.BENCH_CONSULTATIONS ?? 1000)
 const MESSAGES = Number(process.env.BENCH_MESSAGES ?? 20)
 const WINDOW = Number(process.env.BENCH_WINDOW ?? 64)
@@ -97,33 +77,13 @@ const jobValues = (name: string, data: object, singletonKey: string | null) => [
 ]
 
 async function main() {
-  const database = await benchDatabase('desk_bench')
-  let tg: BotApiStandIn | undefined
-  let child: ChildProcess | undefined
-  let handle: DbHandle | undefined
-  let jobs: Jobs | undefined
-  let raw: pg.Pool | undefined
-  const cleanup = async () => {
-    if (child && child.exitCode === null) {
-      child.kill('SIGTERM')
-      await new Promise((r) => child!.once('exit', r))
-    }
-    await raw?.end().catch(() => {})
-    await jobs?.stop().catch(() => {})
-    await handle?.close().catch(() => {})
-    await tg?.close().catch(() => {})
-    await database.close()
-  }
-  process.once('SIGINT', () => void cleanup().finally(() => process.exit(130)))
-
+  const run = new BenchRun()
   try {
-    const url = database.url
-    handle = createDb(url, 16)
+    const { url, handle } = await migratedDatabase(run, 'desk_bench', 16)
     const db = handle.db
-    await migrateToLatest(db)
-    jobs = Jobs.create(url, QUEUES, quietLogger(), { schedule: false })
+    const jobs = run.hold(Jobs.create(url, QUEUES, quietLogger(), { schedule: false }), (j) => j.stop())
     await jobs.start()
-    tg = await startBotApi({ defaultWaitTimeoutMs: 60_000 })
+    const tg = run.hold(await startBotApi({ defaultWaitTimeoutMs: 60_000 }), (t) => t.close())
     const config = loadConfig({
       CONFIG_FILE: path.join(ROOT, 'test/support/desk.test.yaml'),
       BOT_TOKEN: TOKEN,
@@ -139,13 +99,13 @@ async function main() {
     process.stdout.write(`activating ${2 * CONSULTATIONS} consultations... `)
     const users = (base: number) =>
       Array.from({ length: CONSULTATIONS }, (_, i) =>
-        tg!.user({ id: base + i, first_name: `Bench${i}`, language_code: 'en' }),
+        tg.user({ id: base + i, first_name: `Bench${i}`, language_code: 'en' }),
       )
     const setA = users(8_100_000_000)
     const setB = users(8_200_000_000)
     const consultationOf = new Map<number, number>()
     const activate = async (u: User) => {
-      await jobs!.transaction(db, async (trx, outbox) => {
+      await jobs.transaction(db, async (trx, outbox) => {
         await trx
           .insertInto('client')
           .values({ bot_id: BOT_ID, user_id: u.id, first_name: u.first_name, language_code: 'en' })
@@ -176,20 +136,13 @@ async function main() {
     console.log('ok')
 
     // The app, as its own process.
-    const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean)
-    execFileSync('npm', ['run', 'build', '--silent'], { cwd: ROOT, stdio: 'inherit' })
-    child = spawn(process.execPath, [...nodeArgs, ...scriptNodeArgs('bot')], {
-      cwd: ROOT,
-      env: {
-        ...process.env,
-        CONFIG_FILE: path.join(ROOT, 'test/support/desk.test.yaml'),
-        BOT_TOKEN: TOKEN,
-        DATABASE_URL: url,
-        TELEGRAM_API_ROOT: tg.root,
-        LOG_LEVEL: 'error',
-        NODE_ENV: 'production',
-      },
-      stdio: ['ignore', 'inherit', 'inherit'],
+    const child = spawnBuiltBot(run, {
+      CONFIG_FILE: path.join(ROOT, 'test/support/desk.test.yaml'),
+      BOT_TOKEN: TOKEN,
+      DATABASE_URL: url,
+      TELEGRAM_API_ROOT: tg.root,
+      LOG_LEVEL: 'error',
+      NODE_ENV: 'production',
     })
     const pid = child.pid!
     await tg.waitFor('getUpdates', undefined, { botId: BOT_ID })
@@ -224,9 +177,9 @@ async function main() {
       while (done < total) {
         while (sent < total && sent - done < WINDOW) {
           const client = clients[sent % clients.length]!
-          const u = tg!.privateText(client, `message ${sent} from ${client.id}: how do I sign webhooks?`)
+          const u = tg.privateText(client, `message ${sent} from ${client.id}: how do I sign webhooks?`)
           pushedAt.set(`${client.id}:${u.message.message_id}`, Date.now())
-          void tg!.push(BOT_ID, u)
+          void tg.push(BOT_ID, u)
           sent++
         }
         await sleep(10)
@@ -277,13 +230,16 @@ async function main() {
     const botRate = accepted / load.seconds
 
     // The baseline: the same transaction with plain pg, on set B, same mix.
-    raw = new pg.Pool({ connectionString: url, max: APP_POOL, application_name: 'desk-bench-baseline' })
+    const raw = run.hold(
+      new pg.Pool({ connectionString: url, max: APP_POOL, application_name: 'desk-bench-baseline' }),
+      (p) => p.end(),
+    )
     raw.on('error', () => {})
     const nextId = new Map<number, number>()
     const baselineTx = async (u: User) => {
       const messageId = (nextId.get(u.id) ?? 0) + 1
       nextId.set(u.id, messageId)
-      const c = await raw!.connect()
+      const c = await raw.connect()
       try {
         await c.query('BEGIN')
         const lock = await c.query(
@@ -430,7 +386,7 @@ async function main() {
         `RSS idle <= 150 MB ${met(idle.rss <= 150)}; under load <= 300 MB ${met(Math.max(load.peak, after.hwm) <= 300)}`,
     )
   } finally {
-    await cleanup()
+    await run.close()
   }
 }
 

@@ -16,12 +16,10 @@
  */
 import { randomBytes } from 'node:crypto'
 import pg from 'pg'
-import { migrateToLatest } from '../src/db/migrator'
-import { createDb, type DbHandle } from '../src/db/pool'
 import { checkInvariants } from '../src/ledger/ledger.invariants'
 import { Ledger } from '../src/ledger/ledger.service'
 import { quietLogger } from '../src/log'
-import { backendsCpuUs, benchDatabase, cpuDeltaUs, percentile } from './support'
+import { BenchRun, backendsCpuUs, cpuDeltaUs, migratedDatabase, percentile } from './support'
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8)
 const WARMUP_SECONDS = Math.min(2, SECONDS / 4)
@@ -110,22 +108,15 @@ function result(t: Tally): Result {
 const rate = (r: Result) => r.ops / r.seconds
 
 async function main() {
-  const database = await benchDatabase('ledger_bench')
-  const onSignal = () => {
-    void database.close().finally(() => process.exit(130))
-  }
-  process.once('SIGINT', onSignal)
-  process.once('SIGTERM', onSignal)
-
-  const url = database.url
-  let handle: DbHandle | undefined
-  let raw: pg.Pool | undefined
+  const run = new BenchRun()
   try {
-    handle = createDb(url, CONNECTIONS)
-    await migrateToLatest(handle.db)
+    const { url, handle } = await migratedDatabase(run, 'ledger_bench', CONNECTIONS)
     // With its pool the ledger runs reserve and commit as named prepared statements (see LedgerOptions.pool).
     const ledger = new Ledger(handle.db, { log: quietLogger(), pool: handle.pool })
-    raw = new pg.Pool({ connectionString: url, max: CONNECTIONS, application_name: 'ledger-bench-baseline' })
+    const raw = run.hold(
+      new pg.Pool({ connectionString: url, max: CONNECTIONS, application_name: 'ledger-bench-baseline' }),
+      (p) => p.end(),
+    )
     raw.on('error', () => {})
     // Keep every connection for the whole run (pg closes idle ones after 10 s by default), so the backends whose
     // CPU is measured stay the same.
@@ -165,8 +156,8 @@ async function main() {
     const hot = hotGrant.accountId
     await handle.pool.query('vacuum analyze')
     // Open every connection of both pools before measuring.
-    await Promise.all(Array.from({ length: CONNECTIONS }, () => handle!.pool.query('select pg_sleep(0.05)')))
-    await Promise.all(Array.from({ length: CONNECTIONS }, () => raw!.query('select pg_sleep(0.05)')))
+    await Promise.all(Array.from({ length: CONNECTIONS }, () => handle.pool.query('select pg_sleep(0.05)')))
+    await Promise.all(Array.from({ length: CONNECTIONS }, () => raw.query('select pg_sleep(0.05)')))
 
     const notes = new Map<string, number>()
     const note = (what: string) => notes.set(what, (notes.get(what) ?? 0) + 1)
@@ -174,7 +165,7 @@ async function main() {
     const run_id = randomBytes(3).toString('hex')
 
     const baseline = (accountOf: () => number) => async (w: number, seq: number) => {
-      const c = await raw!.connect()
+      const c = await raw.connect()
       try {
         const id = accountOf()
         await c.query('BEGIN')
@@ -216,7 +207,7 @@ async function main() {
       ['1 hot account', baseline(() => hot), cycle(() => hot)],
     ]
     // Durability decides what a commit costs (a WAL flush per transaction, and the cycle has two), so it is printed.
-    const setting = async (name: string) => (await handle!.pool.query(`show ${name}`)).rows[0][name] as string
+    const setting = async (name: string) => (await handle.pool.query(`show ${name}`)).rows[0][name] as string
     console.log(
       `PostgreSQL ${await setting('server_version')} (fsync ${await setting('fsync')}, synchronous_commit ` +
         `${await setting('synchronous_commit')}), ` +
@@ -287,9 +278,7 @@ async function main() {
     if (!inv.ok) console.log(JSON.stringify(inv.violations.slice(0, 10)))
     if (!inv.ok || inv.overGrant.length > 0) process.exitCode = 1
   } finally {
-    await raw?.end()
-    await handle?.close()
-    await database.close()
+    await run.close()
   }
 }
 

@@ -1,11 +1,76 @@
 /**
- * What the benchmarks share: a database of their own for one run, nearest-rank percentiles, and CPU time read from
- * /proc (robust against other load on the machine, unlike wall-clock rates).
+ * What the benchmarks share: a migrated database of their own for one run, what a run holds and closes (pools, the
+ * Bot API stand-in, the app's process) also on Ctrl-C, the built app started as `npm run bot` starts it,
+ * nearest-rank percentiles, and CPU time read from /proc (robust against other load on the machine, unlike
+ * wall-clock rates).
  */
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { readFile } from 'node:fs/promises'
+import path from 'node:path'
+import { fileURLToPath } from 'node:url'
 import pg from 'pg'
 import { type EmbeddedServer, ensureDatabase, startEmbeddedPostgres } from '../src/db/embedded'
+import { migrateToLatest } from '../src/db/migrator'
+import { createDb, type DbHandle } from '../src/db/pool'
+import { scriptNodeArgs } from '../test/support/scripts'
+
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
+
+/**
+ * What one run holds, closed in the reverse order it was taken (at the end, and on Ctrl-C or SIGTERM: then the
+ * process exits 130). A close that fails is ignored: the run is over either way.
+ */
+export class BenchRun {
+  private readonly closers: (() => Promise<unknown>)[] = []
+
+  constructor() {
+    const interrupted = () => void this.close().finally(() => process.exit(130))
+    process.once('SIGINT', interrupted)
+    process.once('SIGTERM', interrupted)
+  }
+
+  /** Registers how to close `thing`; returns it. */
+  hold<T>(thing: T, close: (t: T) => unknown): T {
+    this.closers.push(async () => close(thing))
+    return thing
+  }
+
+  async close(): Promise<void> {
+    while (this.closers.length) await this.closers.pop()!().catch(() => {})
+  }
+}
+
+/** A fresh database for the run (see benchDatabase), migrated, with a Kysely pool of `poolSize` connections. */
+export async function migratedDatabase(
+  run: BenchRun,
+  prefix: string,
+  poolSize: number,
+): Promise<{ url: string; handle: DbHandle }> {
+  const database = run.hold(await benchDatabase(prefix), (d) => d.close())
+  const handle = run.hold(createDb(database.url, poolSize), (h) => h.close())
+  await migrateToLatest(handle.db)
+  return { url: database.url, handle }
+}
+
+/**
+ * The app as its own process, exactly as `npm run bot` runs it (the build, then node with the script's flags; extra
+ * node flags from BENCH_NODE_ARGS), killed (SIGTERM, then awaited) when the run closes.
+ */
+export function spawnBuiltBot(run: BenchRun, env: Record<string, string>): ChildProcess {
+  const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean)
+  execFileSync('npm', ['run', 'build', '--silent'], { cwd: ROOT, stdio: 'inherit' })
+  const child = spawn(process.execPath, [...nodeArgs, ...scriptNodeArgs('bot')], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'inherit', 'inherit'],
+  })
+  return run.hold(child, async (c) => {
+    if (c.exitCode !== null) return
+    c.kill('SIGTERM')
+    await new Promise((r) => c.once('exit', r))
+  })
+}
 
 export interface BenchDatabase {
   url: string

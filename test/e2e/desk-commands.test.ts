@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { findTariff, snapshotTariff } from '../../src/orders/tariffs'
 import {
-  activeConsultation,
   clientSends,
+  consultationWithTopic,
   type DeskWorld,
   eventually,
   itemIn,
@@ -12,7 +12,6 @@ import {
   staffSends,
   startDeskWorld,
   TEST_BOT_ID,
-  topicReady,
 } from '../support/fixtures'
 
 /** Staff commands in a consultation topic, and the client-side refusals that do not depend on the window's end. */
@@ -25,9 +24,7 @@ describe('desk: staff commands in a topic', () => {
   afterAll(() => w?.stop())
 
   async function started() {
-    const client = await newClient(w, { language_code: 'en' })
-    const { consultationId } = await activeConsultation(w, client)
-    const route = await topicReady(w, consultationId)
+    const { client, consultationId, route } = await consultationWithTopic(w, { language_code: 'en' })
     return { client, consultationId, thread: route.message_thread_id, card: route.card_message_id! }
   }
 
@@ -202,9 +199,7 @@ describe('desk: refusals before and outside a consultation', () => {
   })
 
   it('a refunded consultation refuses new questions but still delivers the answer to an accepted one', async () => {
-    const client = await newClient(w, { language_code: 'en' })
-    const { consultationId } = await activeConsultation(w, client)
-    const route = await topicReady(w, consultationId)
+    const { client, consultationId, route } = await consultationWithTopic(w, { language_code: 'en' })
     const q = await clientSends(w, client, 'Accepted before the refund')
     await itemIn(w, client.id, q.message_id, 'sent')
     // What a refund does to the consultation (src/payments/refunds.ts, policy "deliver").
@@ -221,9 +216,7 @@ describe('desk: refusals before and outside a consultation', () => {
   })
 
   it('refunded under "stop": staff messages are withheld and the staff told once', async () => {
-    const client = await newClient(w, { language_code: 'en' })
-    const { consultationId } = await activeConsultation(w, client)
-    const route = await topicReady(w, consultationId)
+    const { client, consultationId, route } = await consultationWithTopic(w, { language_code: 'en' })
     await w.deps.db
       .updateTable('consultation')
       .set({ state: 'revoked', revoked_at: new Date(), refund_policy: 'stop' })
@@ -244,9 +237,7 @@ describe('desk: refusals before and outside a consultation', () => {
 
   it('postToClient: a text to the client in order with the staff messages, once per key', async () => {
     const { postToClient } = await import('../../src/consultations/desk.service')
-    const client = await newClient(w, { language_code: 'en' })
-    const { consultationId } = await activeConsultation(w, client)
-    await topicReady(w, consultationId)
+    const { client, consultationId } = await consultationWithTopic(w, { language_code: 'en' })
     for (let i = 0; i < 2; i++)
       await w.deps.jobs.transaction(w.deps.db, (trx, outbox) =>
         postToClient(trx, outbox, {

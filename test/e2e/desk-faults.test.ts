@@ -3,6 +3,7 @@ import { TgErrors } from '../support/bot-api'
 import {
   activeConsultation,
   clientSends,
+  consultationWithTopic,
   type DeskWorld,
   eventually,
   itemIn,
@@ -12,7 +13,6 @@ import {
   STAFF_CHAT_ID,
   staffSends,
   startDeskWorld,
-  topicReady,
 } from '../support/fixtures'
 
 /** Telegram faults: topics that disappear, rate limits, clients who block the bot, messages that can't be copied. */
@@ -26,9 +26,10 @@ describe('desk: Telegram faults', () => {
   afterEach(() => w.tg.clearRules())
 
   async function started() {
-    const client = await newClient(w, { first_name: 'Boris', language_code: 'en' })
-    const { consultationId } = await activeConsultation(w, client)
-    const route = await topicReady(w, consultationId)
+    const { client, consultationId, route } = await consultationWithTopic(w, {
+      first_name: 'Boris',
+      language_code: 'en',
+    })
     return { client, consultationId, thread: route.message_thread_id }
   }
 

@@ -5,11 +5,13 @@ import {
   activeConsultation,
   appeals,
   clientSends,
+  consultationWithTopic,
   type DeskWorld,
   eventually,
   itemIn,
   lanesIdle,
   newClient,
+  paidConsultation,
   STAFF_CHAT_ID,
   staffSends,
   startDeskWorld,
@@ -35,8 +37,7 @@ describe('desk: the window edge of seed 004 (17:59 accepted, 18:02 delivered)', 
   })
 
   it('a question accepted before the close is delivered and answered after it; a later one is refused with the closing time', async () => {
-    const client = await newClient(w, { language_code: 'en' })
-    const { consultationId } = await activeConsultation(w, client)
+    const { client, consultationId } = await paidConsultation(w, { language_code: 'en' })
     const q = await clientSends(w, client, 'Last-minute question')
     const accepted = await itemIn(w, client.id, q.message_id, 'pending')
     expect(accepted.accepted_at).not.toBeNull()
@@ -104,9 +105,7 @@ describe('desk: appeals on the ledger', () => {
   afterAll(() => w?.stop())
 
   it('three rounds take three units; clarifications join the open appeal; a fourth is refused with the numbers', async () => {
-    const client = await newClient(w, { language_code: 'ru' })
-    const { consultationId } = await activeConsultation(w, client)
-    const route = await topicReady(w, consultationId)
+    const { client, consultationId, route } = await consultationWithTopic(w, { language_code: 'ru' })
     for (let round = 1; round <= 3; round++) {
       const q = await clientSends(w, client, `Вопрос ${round}`)
       const more = await clientSends(w, client, `Уточнение к вопросу ${round}`)

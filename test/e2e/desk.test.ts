@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
-  activeConsultation,
   appeals,
   clientSends,
+  consultationWithTopic,
   type DeskWorld,
   itemIn,
   items,
@@ -81,9 +81,7 @@ describe('desk: mirroring', () => {
   afterAll(() => w?.stop())
 
   async function started(lang = 'en') {
-    const client = await newClient(w, { language_code: lang })
-    const { consultationId } = await activeConsultation(w, client)
-    const route = await topicReady(w, consultationId)
+    const { client, consultationId, route } = await consultationWithTopic(w, { language_code: lang })
     return { client, consultationId, thread: route.message_thread_id }
   }
 

@@ -1,8 +1,7 @@
 import type { User } from 'grammy/types'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startTestApp, type TestApp } from '../support/app'
-import { type BotApiStandIn, startBotApi } from '../support/bot-api'
-import { auditCount, type PayWorld, STAFF_CHAT_ID, TEST_BOT_ID } from './payments-support'
+import type { BotApiStandIn } from '../support/bot-api'
+import { auditCount, type PayWorld, STAFF_CHAT_ID, startPayWorld, TEST_BOT_ID } from './payments-support'
 
 /**
  * The dispute desk's other outcomes: Decline with a reason, Close, /cancel, and a second /paysupport adding to the
@@ -11,25 +10,14 @@ import { auditCount, type PayWorld, STAFF_CHAT_ID, TEST_BOT_ID } from './payment
  */
 
 let tg: BotApiStandIn
-let t: TestApp
 let w: PayWorld
 let admin: User
 
-async function start() {
-  t = await startTestApp({ apiRoot: tg.root })
-  w = { tg, t, deps: t.app.deps, admin, stop: async () => {} }
-}
-
 beforeAll(async () => {
-  tg = await startBotApi({ defaultWaitTimeoutMs: 15_000 })
-  tg.forum({ id: STAFF_CHAT_ID, title: 'Staff' })
-  admin = tg.user({ id: 900001, first_name: 'Admin', language_code: 'en' })
-  await start()
+  w = await startPayWorld()
+  ;({ tg, admin } = w)
 })
-afterAll(async () => {
-  await t?.stop()
-  await tg?.close()
-})
+afterAll(() => w?.stop())
 
 async function openTicket(u: User, reason: string) {
   const since = tg.mark()

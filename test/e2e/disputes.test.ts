@@ -1,17 +1,9 @@
 import type { User } from 'grammy/types'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { EXPERT_ID, startTestApp, type TestApp } from '../support/app'
-import { type BotApiStandIn, type SentMessage, startBotApi } from '../support/bot-api'
-import {
-  auditCount,
-  buy,
-  orderState,
-  type PayWorld,
-  pay,
-  preCheckout,
-  STAFF_CHAT_ID,
-  TEST_BOT_ID,
-} from './payments-support'
+import type { TestApp } from '../support/app'
+import type { BotApiStandIn, SentMessage } from '../support/bot-api'
+import { type DeskWorld, restartWorld, startDeskWorld } from '../support/fixtures'
+import { auditCount, buy, orderState, pay, preCheckout, STAFF_CHAT_ID, TEST_BOT_ID } from './payments-support'
 
 /**
  * /paysupport: a short conversation (payment, reason) whose state lives in Postgres — the app is restarted in the
@@ -21,26 +13,19 @@ import {
 
 let tg: BotApiStandIn
 let t: TestApp
-let w: PayWorld
+let w: DeskWorld
 let admin: User
 let expert: User
 
-async function start(database?: TestApp['db']) {
-  t = await startTestApp({ apiRoot: tg.root, ...(database ? { database } : {}) })
-  w = { tg, t, deps: t.app.deps, admin, stop: async () => {} }
-}
-
 beforeAll(async () => {
-  tg = await startBotApi({ defaultWaitTimeoutMs: 15_000 })
-  tg.forum({ id: STAFF_CHAT_ID, title: 'Staff' })
-  admin = tg.user({ id: 900001, first_name: 'Admin', language_code: 'en' })
-  expert = tg.user({ id: EXPERT_ID, first_name: 'Expert', language_code: 'en' })
-  await start()
+  w = await startDeskWorld({
+    throttled: true,
+    admin: { first_name: 'Admin' },
+    expert: { first_name: 'Expert', language_code: 'en' },
+  })
+  ;({ tg, t, admin, expert } = w)
 })
-afterAll(async () => {
-  await t?.stop()
-  await tg?.close()
-})
+afterAll(() => w?.stop())
 
 async function paidClient() {
   const u = tg.user({ language_code: 'en', first_name: 'Carol', username: 'carol' })
@@ -77,7 +62,8 @@ describe('/paysupport to a ticket to a refund', () => {
       .where('chat_id', '=', u.id)
       .execute()
     expect(stored).toHaveLength(1)
-    await start(db)
+    w = await restartWorld(w, { throttled: true })
+    t = w.t
 
     await tg.push(TEST_BOT_ID, tg.callback(u, `ps:pay:${payment.id}`, ask))
     await tg.waitForSent(u.id, /describe the problem in one message/)

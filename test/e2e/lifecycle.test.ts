@@ -11,9 +11,9 @@ import { findTariff, snapshotTariff } from '../../src/orders/tariffs'
 import type { RecordedFile } from '../support/bot-api'
 import { media } from '../support/bot-api'
 import {
-  activeConsultation,
   appeals,
   clientSends,
+  consultationWithTopic,
   type DeskWorld,
   eventually,
   itemIn,
@@ -114,9 +114,10 @@ describe('lifecycle: one consultation from start to transcript', () => {
   })
 
   it('closes soon, then closes: each notice once even when its job runs twice; the topic closes; late message refused; transcript', async () => {
-    const client = await newClient(w, { language_code: 'en', first_name: 'Olga' })
-    const { consultationId, orderId } = await activeConsultation(w, client)
-    const route = await topicReady(w, consultationId)
+    const { client, consultationId, orderId, route } = await consultationWithTopic(w, {
+      language_code: 'en',
+      first_name: 'Olga',
+    })
     const q = await clientSends(w, client, { photo: media.photo(), caption: 'Here is the stack trace' })
     await itemIn(w, client.id, q.message_id, 'sent')
     const answer = await staffSends(
@@ -198,9 +199,7 @@ describe('lifecycle: one consultation from start to transcript', () => {
   })
 
   it('an appeal open at the end is still answered; the topic closes after that answer', async () => {
-    const client = await newClient(w, { language_code: 'en' })
-    const { consultationId } = await activeConsultation(w, client)
-    const route = await topicReady(w, consultationId)
+    const { client, consultationId, route } = await consultationWithTopic(w, { language_code: 'en' })
     await fastForward(w.deps.db, consultationId, 23 * H + 30 * MIN)
     const q = await clientSends(w, client, 'Asked in the last half hour')
     await itemIn(w, client.id, q.message_id, 'sent')
@@ -231,9 +230,7 @@ describe('lifecycle: one consultation from start to transcript', () => {
   })
 
   it('/extend moves the closing jobs: the old ones find the window moved and do nothing', async () => {
-    const client = await newClient(w, { language_code: 'en' })
-    const { consultationId } = await activeConsultation(w, client)
-    const route = await topicReady(w, consultationId)
+    const { client, consultationId, route } = await consultationWithTopic(w, { language_code: 'en' })
     const before = await consultation(w, consultationId)
     await staffSends(w, route.message_thread_id, w.admin, '/extend 2')
     await w.tg.waitForSent(client.id, /extended by 2 h/)

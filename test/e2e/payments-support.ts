@@ -5,21 +5,16 @@ import type { LoadedConfig } from '../../src/config/load'
 import type { TariffConfig } from '../../src/config/schema'
 import type { Deps } from '../../src/deps'
 import { termsHash } from '../../src/orders/orders.service'
-import { ADMIN_ID, STAFF_CHAT_ID, startTestApp, TEST_BOT_ID, type TestApp } from '../support/app'
-import { type BotApiStandIn, startBotApi } from '../support/bot-api'
+import { ADMIN_ID, STAFF_CHAT_ID, TEST_BOT_ID } from '../support/app'
+import { startDeskWorld, type World } from '../support/fixtures'
 
 /**
  * Helpers for the payment end-to-end tests: the real app (src/app.ts) on a fresh database against the Bot API
  * stand-in, and the client's steps (choose a tariff, pre-checkout, pay) as Telegram would deliver them.
  */
 
-export interface PayWorld {
-  tg: BotApiStandIn
-  t: TestApp
-  deps: Deps
-  admin: User
-  stop(): Promise<void>
-}
+/** The payment tests' world: the shared world builder's, without the expert user. */
+export type PayWorld = World
 
 /** A tariff with every default filled in (config objects are validated at load; tests add theirs afterwards). */
 export function tariff(init: Partial<TariffConfig> & Pick<TariffConfig, 'code'>): TariffConfig {
@@ -41,28 +36,21 @@ export function tariff(init: Partial<TariffConfig> & Pick<TariffConfig, 'code'>)
   }
 }
 
-export async function startPayWorld(
+/**
+ * The shared world (test/support/fixtures.ts) as the payment tests use it: the production Api with its throttler,
+ * an admin named Admin, no expert user.
+ */
+export function startPayWorld(
   configure?: (c: LoadedConfig) => void,
   opts: { mode?: 'polling' | 'webhook' } = {},
 ): Promise<PayWorld> {
-  const tg = await startBotApi({ defaultWaitTimeoutMs: 15_000 })
-  tg.forum({ id: STAFF_CHAT_ID, title: 'Staff' })
-  const t = await startTestApp({
-    apiRoot: tg.root,
+  return startDeskWorld({
+    throttled: true,
+    admin: { first_name: 'Admin' },
+    expert: false,
     ...(configure ? { configure } : {}),
     ...(opts.mode ? { mode: opts.mode } : {}),
   })
-  const admin = tg.user({ id: ADMIN_ID, first_name: 'Admin', language_code: 'en' })
-  return {
-    tg,
-    t,
-    deps: t.app.deps,
-    admin,
-    async stop() {
-      await t.stop()
-      await tg.close()
-    },
-  }
 }
 
 /** Presses "Accept the terms and pay" (or a slot button) and returns the invoice the bot sent. */

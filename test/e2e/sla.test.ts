@@ -4,9 +4,9 @@ import type { Appeal } from '../../src/consultations/desk.repository'
 import { runBreach, runReminder } from '../../src/lifecycle/sla.service'
 import { sweepLifecycle } from '../../src/lifecycle/sweep'
 import {
-  activeConsultation,
   appeals,
   clientSends,
+  consultationWithTopic,
   type DeskWorld,
   EXPERT_ID,
   eventually,
@@ -62,9 +62,7 @@ describe('SLA: reminder, breach, policy', () => {
   afterAll(() => w?.stop())
 
   it('reminds the topic 30 business minutes before the due time, mentioning the experts, once', async () => {
-    const client = await newClient(w, { language_code: 'en' })
-    const { consultationId } = await activeConsultation(w, client)
-    const route = await topicReady(w, consultationId)
+    const { client, consultationId, route } = await consultationWithTopic(w, { language_code: 'en' })
     await clientSends(w, client, 'Why does my webhook time out?')
     const a = await openedAppeal(w, consultationId)
 
@@ -87,9 +85,7 @@ describe('SLA: reminder, breach, policy', () => {
   })
 
   it('the scheduled jobs fire by themselves at their instants: reminder, then breach at the due time', async () => {
-    const client = await newClient(w, { language_code: 'en' })
-    const { consultationId } = await activeConsultation(w, client)
-    const route = await topicReady(w, consultationId)
+    const { client, consultationId, route } = await consultationWithTopic(w, { language_code: 'en' })
     await clientSends(w, client, 'Question with a deadline')
     const a = await openedAppeal(w, consultationId)
     // Written with the appeal by the admission's transaction: one each, at their instants.
@@ -154,9 +150,7 @@ describe('SLA: reminder, breach, policy', () => {
   })
 
   it('a first response before the due time is in time and nothing is breached', async () => {
-    const client = await newClient(w)
-    const { consultationId } = await activeConsultation(w, client)
-    const route = await topicReady(w, consultationId)
+    const { client, consultationId, route } = await consultationWithTopic(w)
     await clientSends(w, client, 'Quick one')
     const a = await openedAppeal(w, consultationId)
     const answer = await staffSends(w, route.message_thread_id, w.expert, 'Quick answer')
@@ -175,9 +169,11 @@ describe('SLA: reminder, breach, policy', () => {
   })
 
   it('extend_window: five breach jobs at once extend the window once, and the client is told once what they got', async () => {
-    const client = await newClient(w, { language_code: 'en' })
-    const { consultationId } = await activeConsultation(w, client, { tariff: 'extend' })
-    await topicReady(w, consultationId)
+    const { client, consultationId } = await consultationWithTopic(
+      w,
+      { language_code: 'en' },
+      { tariff: 'extend' },
+    )
     await clientSends(w, client, 'Please look at this')
     const a = await openedAppeal(w, consultationId)
     const before = await w.deps.db
@@ -239,9 +235,11 @@ describe('SLA: reminder, breach, policy', () => {
   })
 
   it('extra_appeal: one more unit on the ledger, granted once; the client can ask it', async () => {
-    const client = await newClient(w, { language_code: 'en' })
-    const { consultationId } = await activeConsultation(w, client, { tariff: 'bonus' })
-    await topicReady(w, consultationId)
+    const { client, consultationId } = await consultationWithTopic(
+      w,
+      { language_code: 'en' },
+      { tariff: 'bonus' },
+    )
     await clientSends(w, client, 'First')
     const a = await openedAppeal(w, consultationId)
     await Promise.all([
@@ -321,9 +319,11 @@ describe('SLA: reminder, breach, policy', () => {
   })
 
   it('a client who blocked the bot pauses nothing: the breach and its policy apply, the appeal notes the block', async () => {
-    const client = await newClient(w, { language_code: 'en' })
-    const { consultationId } = await activeConsultation(w, client, { tariff: 'extend' })
-    await topicReady(w, consultationId)
+    const { client, consultationId } = await consultationWithTopic(
+      w,
+      { language_code: 'en' },
+      { tariff: 'extend' },
+    )
     w.tg.block(client.id)
     const q = await clientSends(w, client, 'Asked, then blocked the bot')
     await itemIn(w, client.id, q.message_id, 'sent')

@@ -3,14 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { admitClientMessage } from '../../src/consultations/admission'
 import { recordStaffAnswer } from '../../src/consultations/answers'
 import { checkInvariants } from '../../src/ledger/ledger.invariants'
-import {
-  activeConsultation,
-  appeals,
-  type DeskWorld,
-  newClient,
-  startDeskWorld,
-  TEST_BOT_ID,
-} from '../support/fixtures'
+import { appeals, type DeskWorld, paidConsultation, startDeskWorld, TEST_BOT_ID } from '../support/fixtures'
 
 /**
  * Races on the appeals allowance, many times, through the real admission (one transaction per message, each on its
@@ -45,8 +38,7 @@ describe('appeals: racing messages', () => {
 
   it(`two first messages on the last unit: one opens the appeal, the other joins it (${ROUNDS} times)`, async () => {
     for (let i = 0; i < ROUNDS; i++) {
-      const client = await newClient(w)
-      const { consultationId } = await activeConsultation(w, client, { tariff: 'one' })
+      const { client, consultationId } = await paidConsultation(w, {}, { tariff: 'one' })
       const [a, b] = await Promise.all([admit(message(client, 'a')), admit(message(client, 'b'))])
       expect([a!.status, b!.status]).toEqual(['accepted', 'accepted'])
       const opened = [a, b].filter((r) => r!.status === 'accepted' && r!.openedAppeal)
@@ -72,8 +64,7 @@ describe('appeals: racing messages', () => {
 
   it(`an answer racing two messages on the last unit: whatever the order, no unit is taken twice (${ROUNDS} times)`, async () => {
     for (let i = 0; i < ROUNDS; i++) {
-      const client = await newClient(w)
-      const { consultationId } = await activeConsultation(w, client, { tariff: 'one' })
+      const { client, consultationId } = await paidConsultation(w, {}, { tariff: 'one' })
       const first = await admit(message(client, 'question'))
       expect(first.status === 'accepted' && first.openedAppeal).toBe(true)
       const [m1, , m2] = await Promise.all([
@@ -100,8 +91,7 @@ describe('appeals: racing messages', () => {
 
   it('twenty messages at once on a fresh consultation: one appeal, one unit held, every message stored once', async () => {
     for (let i = 0; i < 5; i++) {
-      const client = await newClient(w)
-      const { consultationId } = await activeConsultation(w, client)
+      const { client, consultationId } = await paidConsultation(w)
       const msgs = Array.from({ length: 20 }, (_, k) => message(client, `m${k}`))
       // Each also delivered twice, as Telegram may.
       const results = await Promise.all([...msgs, ...msgs].map((m) => admit(m)))

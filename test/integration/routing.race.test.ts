@@ -6,6 +6,7 @@ import {
   type DeskWorld,
   eventually,
   newClient,
+  paidConsultation,
   STAFF_CHAT_ID,
   startDeskWorld,
   TEST_BOT_ID,
@@ -55,8 +56,7 @@ describe('routing: one topic per consultation under races', () => {
       const since = w.tg.mark()
       const started = await Promise.all(
         Array.from({ length: 10 }, async () => {
-          const client = await newClient(w)
-          const { consultationId } = await activeConsultation(w, client)
+          const { client, consultationId } = await paidConsultation(w)
           const a = w.tg.privateText(client, 'first')
           const b = w.tg.privateText(client, 'second')
           await Promise.all([w.tg.push(TEST_BOT_ID, a), w.tg.push(TEST_BOT_ID, b)])
@@ -90,8 +90,7 @@ describe('routing: one topic per consultation under races', () => {
     try {
       const started = await Promise.all(
         Array.from({ length: 10 }, async () => {
-          const client = await newClient(w)
-          const { consultationId } = await activeConsultation(w, client)
+          const { client, consultationId } = await paidConsultation(w)
           const ids: number[] = []
           for (let k = 0; k < 12; k++) {
             const m = w.tg.privateText(client, `burst ${k}`)

@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url'
 import { type App, type Role, startApp } from '../../src/app'
 import { type DeskRuntime, type LoadedConfig, loadConfig } from '../../src/config/load'
 import { freePort } from '../../src/db/embedded'
-import { quietLogger } from '../../src/log'
+import { type Logger, quietLogger } from '../../src/log'
 import { createTestDatabase, type TestDatabase } from './db'
 
 export const TEST_CONFIG = path.join(path.dirname(fileURLToPath(import.meta.url)), 'desk.test.yaml')
@@ -23,6 +23,10 @@ export interface TestAppOptions {
   configure?: (config: LoadedConfig) => void
   /** Reuse a database (e.g. a second worker process on the same data). */
   database?: TestDatabase
+  /** More environment for the config (e.g. LLM_API_KEY). */
+  env?: Record<string, string>
+  /** The app's logger (default: quiet). */
+  log?: Logger
 }
 
 export interface TestApp {
@@ -45,6 +49,7 @@ export async function startTestApp(opts: TestAppOptions): Promise<TestApp> {
     DATABASE_URL: db.url,
     TELEGRAM_API_ROOT: opts.apiRoot,
     WEBHOOK_SECRET: 'test-secret_1',
+    ...opts.env,
   })
   if (opts.mode === 'webhook') {
     config.mode = 'webhook'
@@ -53,7 +58,7 @@ export async function startTestApp(opts: TestAppOptions): Promise<TestApp> {
     config.webhook.publicUrl = `http://127.0.0.1:${config.http.port}`
   }
   opts.configure?.(config)
-  const app = await startApp(config, { role: opts.role ?? 'all', log: quietLogger() })
+  const app = await startApp(config, { role: opts.role ?? 'all', log: opts.log ?? quietLogger() })
   return {
     app,
     config,

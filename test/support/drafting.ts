@@ -1,23 +1,17 @@
 import { Writable } from 'node:stream'
 import type { User } from 'grammy/types'
 import pino from 'pino'
-import { startApp } from '../../src/app'
-import { type LoadedConfig, loadConfig } from '../../src/config/load'
+import type { LoadedConfig } from '../../src/config/load'
 import type { Draft } from '../../src/drafting/drafting.repository'
-import { quietLogger } from '../../src/log'
-import { ADMIN_ID, EXPERT_ID, STAFF_CHAT_ID, TEST_CONFIG, TEST_TOKEN, type TestApp } from './app'
-import { startBotApi } from './bot-api'
-import { createTestDatabase } from './db'
+import { ADMIN_ID, EXPERT_ID, STAFF_CHAT_ID } from './app'
 import { type FakeOpenAI, startFakeOpenAI } from './fake-openai'
 import {
-  activeConsultation,
   appeals,
   clientSends,
+  consultationWithTopic,
   type DeskWorld,
   eventually,
-  newClient,
-  topicReady,
-  useUnthrottledApi,
+  startDeskWorld,
 } from './fixtures'
 
 /**
@@ -42,38 +36,6 @@ export interface DraftWorldOptions {
 
 export async function startDraftWorld(opts: DraftWorldOptions = {}): Promise<DraftWorld> {
   const ai = await startFakeOpenAI()
-  const tg = await startBotApi({ defaultWaitTimeoutMs: 15_000 })
-  tg.forum({ id: STAFF_CHAT_ID, title: 'Staff' })
-  const db = await createTestDatabase()
-  const config = loadConfig({
-    CONFIG_FILE: TEST_CONFIG,
-    BOT_TOKEN: TEST_TOKEN,
-    DATABASE_URL: db.url,
-    TELEGRAM_API_ROOT: tg.root,
-    LLM_API_KEY: LLM_KEY,
-  })
-  config.llm = {
-    ...config.llm,
-    baseUrl: ai.baseUrl,
-    models: [
-      // Prices in cents per 1M tokens: $2.50 input, $10.00 output.
-      { id: MODEL, inputPer1M: 250, outputPer1M: 1000, maxTokensParam: 'max_tokens' },
-      { id: 'other-model', inputPer1M: 15, outputPer1M: 60, maxTokensParam: 'max_completion_tokens' },
-    ],
-    defaultModel: MODEL,
-    maxOutputTokens: 400,
-    maxPromptTokens: 3000,
-    timeoutMs: 1500,
-    drafting: {
-      enabled: true,
-      instructions: 'Answer like a senior integration engineer. DESK-INSTRUCTIONS-MARK.',
-      expertDailyCap: 50,
-      monthlyBudget: null,
-      concurrency: 10,
-    },
-  }
-  opts.configure?.(config)
-
   const logs: string[] = []
   const log = opts.captureLogs
     ? pino(
@@ -85,32 +47,40 @@ export async function startDraftWorld(opts: DraftWorldOptions = {}): Promise<Dra
           },
         }),
       )
-    : quietLogger()
-  const app = await startApp(config, { role: 'all', log })
-  useUnthrottledApi(app)
-  const t: TestApp = {
-    app,
-    config,
-    desk: config.desks[0]!,
-    db,
-    async stop() {
-      await app.stop()
-      await db.drop()
+    : undefined
+  const w = await startDeskWorld({
+    env: { LLM_API_KEY: LLM_KEY },
+    ...(log ? { log } : {}),
+    configure: (config) => {
+      config.llm = {
+        ...config.llm,
+        baseUrl: ai.baseUrl,
+        models: [
+          // Prices in cents per 1M tokens: $2.50 input, $10.00 output.
+          { id: MODEL, inputPer1M: 250, outputPer1M: 1000, maxTokensParam: 'max_tokens' },
+          { id: 'other-model', inputPer1M: 15, outputPer1M: 60, maxTokensParam: 'max_completion_tokens' },
+        ],
+        defaultModel: MODEL,
+        maxOutputTokens: 400,
+        maxPromptTokens: 3000,
+        timeoutMs: 1500,
+        drafting: {
+          enabled: true,
+          instructions: 'Answer like a senior integration engineer. DESK-INSTRUCTIONS-MARK.',
+          expertDailyCap: 50,
+          monthlyBudget: null,
+          concurrency: 10,
+        },
+      }
+      opts.configure?.(config)
     },
-  }
-  const admin = tg.user({ id: ADMIN_ID, first_name: 'Ada', language_code: 'en' })
-  const expert = tg.user({ id: EXPERT_ID, first_name: 'Ed', language_code: 'ru' })
+  })
   return {
-    tg,
-    t,
-    deps: app.deps,
-    admin,
-    expert,
+    ...w,
     ai,
     logs,
     async stop() {
-      await t.stop()
-      await tg.close()
+      await w.stop()
       await ai.close()
     },
   }
@@ -122,9 +92,11 @@ export async function consultationWithQuestion(
   question = 'How do I verify the webhook signature?',
   opts: { tariff?: string; client?: Partial<User> } = {},
 ): Promise<{ client: User; consultationId: number; thread: number }> {
-  const client = await newClient(w, opts.client ?? {})
-  const { consultationId } = await activeConsultation(w, client, opts.tariff ? { tariff: opts.tariff } : {})
-  const route = await topicReady(w, consultationId)
+  const { client, consultationId, route } = await consultationWithTopic(
+    w,
+    opts.client ?? {},
+    opts.tariff ? { tariff: opts.tariff } : {},
+  )
   await clientSends(w, client, question)
   await eventually(
     async () => (await appeals(w, consultationId)).find((a) => a.state === 'open'),

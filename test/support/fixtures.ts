@@ -7,6 +7,7 @@ import { upsertClient } from '../../src/clients/clients.repository'
 import type { LoadedConfig } from '../../src/config/load'
 import { activateConsultation } from '../../src/consultations/activation'
 import type { Deps } from '../../src/deps'
+import type { Logger } from '../../src/log'
 import { termsHash } from '../../src/orders/orders.service'
 import { findTariff, snapshotTariff } from '../../src/orders/tariffs'
 import type { Item } from '../../src/routing/messages.repository'
@@ -40,6 +41,9 @@ export interface DeskWorld {
   stop(): Promise<void>
 }
 
+/** A world without the expert user (the payment tests). */
+export type World = Omit<DeskWorld, 'expert'>
+
 export interface DeskWorldOptions {
   role?: Role
   configure?: (c: LoadedConfig) => void
@@ -50,32 +54,79 @@ export interface DeskWorldOptions {
   /**
    * Keep the production Api with its throttler (20 messages a minute in the staff group, 1 a second per chat).
    * Default false: tests send dozens of group messages a minute, so jobs get an Api with auto-retry (429
-   * retry_after) but without the in-process throttle. One test runs with it on.
+   * retry_after) but without the in-process throttle. Some tests run with it on.
    */
   throttled?: boolean
+  mode?: 'polling' | 'webhook'
+  /** More environment for the config (e.g. LLM_API_KEY). */
+  env?: Record<string, string>
+  log?: Logger
+  /** The admin the stand-in knows (id ADMIN_ID; default Ada, en). */
+  admin?: Partial<User>
+  /** The expert the stand-in knows (id EXPERT_ID; default Ed, ru); false: none. */
+  expert?: Partial<User> | false
 }
 
-export async function startDeskWorld(opts: DeskWorldOptions = {}): Promise<DeskWorld> {
+/**
+ * The one world builder of the app's tests: the Bot API stand-in with the staff forum, the real app (src/app.ts) on
+ * a fresh database, the desk's admin and expert as Telegram users. paidConsultation / consultationWithTopic add a
+ * client with an active consultation (and its topic); payments-support.ts and drafting.ts build on it.
+ */
+export function startDeskWorld(opts: DeskWorldOptions & { expert: false }): Promise<World>
+export function startDeskWorld(opts?: DeskWorldOptions): Promise<DeskWorld>
+export async function startDeskWorld(opts: DeskWorldOptions = {}): Promise<DeskWorld | World> {
   const tg = opts.tg ?? (await startBotApi({ defaultWaitTimeoutMs: 15_000 }))
   tg.forum({ id: STAFF_CHAT_ID, title: 'Staff' })
-  const t = await startTestApp({
-    apiRoot: tg.root,
-    ...(opts.role ? { role: opts.role } : {}),
-    ...(opts.configure ? { configure: opts.configure } : {}),
-    ...(opts.database ? { database: opts.database } : {}),
-  })
-  if (!opts.throttled) useUnthrottledApi(t.app)
-  const admin = tg.user({ id: ADMIN_ID, first_name: 'Ada', language_code: 'en' })
-  const expert = tg.user({ id: EXPERT_ID, first_name: 'Ed', language_code: 'ru' })
+  const t = await startApp(tg, opts)
+  const admin = tg.user({ id: ADMIN_ID, first_name: 'Ada', language_code: 'en', ...opts.admin })
+  const expert =
+    opts.expert === false
+      ? undefined
+      : tg.user({ id: EXPERT_ID, first_name: 'Ed', language_code: 'ru', ...opts.expert })
   return {
     tg,
     t,
     deps: t.app.deps,
     admin,
-    expert,
+    ...(expert ? { expert } : {}),
     async stop() {
       await t.stop()
       if (!opts.tg) await tg.close()
+    },
+  } as DeskWorld
+}
+
+async function startApp(
+  tg: BotApiStandIn,
+  opts: DeskWorldOptions & { database?: TestDatabase },
+): Promise<TestApp> {
+  const t = await startTestApp({
+    apiRoot: tg.root,
+    ...(opts.role ? { role: opts.role } : {}),
+    ...(opts.configure ? { configure: opts.configure } : {}),
+    ...(opts.database ? { database: opts.database } : {}),
+    ...(opts.mode ? { mode: opts.mode } : {}),
+    ...(opts.env ? { env: opts.env } : {}),
+    ...(opts.log ? { log: opts.log } : {}),
+  })
+  if (!opts.throttled) useUnthrottledApi(t.app)
+  return t
+}
+
+/**
+ * The same world after a restart: a new app process on the world's database and stand-in, with the same users
+ * (the caller has stopped the old app). Stopping the returned world drops the database as the first one would.
+ */
+export async function restartWorld<W extends World>(w: W, opts: DeskWorldOptions = {}): Promise<W> {
+  const t = await startApp(w.tg, { ...opts, database: w.t.db })
+  return {
+    ...w,
+    t,
+    deps: t.app.deps,
+    async stop() {
+      await t.stop()
+      await w.t.db.drop()
+      if (!opts.tg) await w.tg.close()
     },
   }
 }
@@ -134,6 +185,30 @@ export async function activeConsultation(
     expect(r.status).toBe('activated')
     return { consultationId: c.id, orderId: order.id }
   })
+}
+
+/**
+ * The common start of a desk test: a new client (see newClient) with an active consultation (see
+ * activeConsultation), written the way the payment flow writes them.
+ */
+export async function paidConsultation(
+  w: DeskWorld,
+  clientInit: Partial<User> = {},
+  opts: { tariff?: string; lang?: string } = {},
+): Promise<{ client: User; consultationId: number; orderId: number }> {
+  const client = await newClient(w, clientInit)
+  const { consultationId, orderId } = await activeConsultation(w, client, opts)
+  return { client, consultationId, orderId }
+}
+
+/** paidConsultation, once its staff topic exists with the card posted (the route is returned). */
+export async function consultationWithTopic(
+  w: DeskWorld,
+  clientInit: Partial<User> = {},
+  opts: { tariff?: string; lang?: string } = {},
+): Promise<{ client: User; consultationId: number; orderId: number; route: Route }> {
+  const c = await paidConsultation(w, clientInit, opts)
+  return { ...c, route: await topicReady(w, c.consultationId) }
 }
 
 /** Polls until `probe` returns something other than undefined/false (bounded; no fixed sleeps in tests). */
