@@ -82,6 +82,15 @@ module.exports = {
       from: { path: '^src/bot/' },
       to: { path: '[.]repository[.]ts$' },
     },
+    {
+      name: 'every-module-on-a-floor',
+      comment:
+        'A module under src/ that matches no floor escapes the layer rules: put its folder on a floor in ' +
+        'scripts/floors.cjs (and so in the one documented order).',
+      severity: 'error',
+      from: { path: '^src/', pathNot: any(FLOORS.flatMap((f) => f.paths)) },
+      to: {},
+    },
     ...layerRules,
   ],
   options: {

@@ -38,6 +38,8 @@ const TREE: Record<string, string[]> = {
   'lifecycle/edge.ts': ['bot/bot.ts', 'workers.ts'],
   'bot/bot.ts': [],
   'workers.ts': [],
+  // wrong: a folder on no floor (it would escape the order)
+  'intake/store.ts': ['db/database.ts'],
   // wrong: a table file (db floor) importing its feature's repository
   'drafting/drafting.tables.ts': ['drafting/drafting.repository.ts'],
   'drafting/drafting.repository.ts': [],
@@ -105,6 +107,10 @@ describe('dependency rules (npm run lint)', () => {
   it('a feature importing the bot or the wiring fails: no-feature-to-edge', () => {
     expect(refused('lifecycle/edge.ts', 'bot/bot.ts')).toContain('no-feature-to-edge')
     expect(refused('lifecycle/edge.ts', 'workers.ts')).toContain('no-feature-to-edge')
+  })
+
+  it('a folder that is on no floor fails: every-module-on-a-floor', () => {
+    expect(refused('intake/store.ts', 'db/database.ts')).toContain('every-module-on-a-floor')
   })
 
   it('arrows that point down pass: services, handlers on services, the db floor on table types', () => {
