@@ -1,5 +1,6 @@
 import { Composer } from 'grammy'
 import { clockNow } from '../../consultations/desk.repository'
+import { reportDashboardButton } from '../../dashboard/links'
 import { buildReport, parseReportRange, renderReport } from '../../reports/reports.service'
 import type { BotContext } from '../context'
 
@@ -25,8 +26,10 @@ group.command('report', async (ctx) => {
   const range = parseReportRange(typeof ctx.match === 'string' ? ctx.match : '', desk, now)
   if (!range.ok) return ctx.reply(t('report-usage'), thread)
   const report = await buildReport(deps.db, desk.botId, range.from, range.to)
+  const dashboard = reportDashboardButton(deps.config, desk, ctx.me.username, t('dashboard-open'))
   await ctx.reply(renderReport(t, desk, report, now), {
     ...thread,
     link_preview_options: { is_disabled: true },
+    ...(dashboard ? { reply_markup: { inline_keyboard: dashboard } } : {}),
   })
 })
