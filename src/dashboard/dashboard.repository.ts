@@ -12,10 +12,10 @@ import type { ConsultationState } from '../orders/orders.tables'
  * The text of a stored message as the full-text index sees it. Must stay character for character the expression of
  * the index desk_message_fts (migrations/2026-12-01T0300_dashboard.ts), or the planner cannot use it.
  */
-const MESSAGE_TSV = sql`(to_tsvector('russian'::regconfig, coalesce(m.content->>'text', m.content->>'caption', ''))
+export const MESSAGE_TSV = sql`(to_tsvector('russian'::regconfig, coalesce(m.content->>'text', m.content->>'caption', ''))
       || to_tsvector('english'::regconfig, coalesce(m.content->>'text', m.content->>'caption', '')))`
 
-function tsQuery(text: string): RawBuilder<unknown> {
+export function tsQuery(text: string): RawBuilder<unknown> {
   return sql`(websearch_to_tsquery('russian'::regconfig, ${text}) || websearch_to_tsquery('english'::regconfig, ${text}))`
 }
 
