@@ -43,6 +43,7 @@ import {
   findPaymentRow,
   listConsultations,
   listPayments,
+  type PaymentExportRow,
   type PaymentRow,
   paymentRows,
   type QuestionExportRow,
@@ -479,64 +480,62 @@ function exportFilename(desk: DeskRuntime, kind: ExportKind, r: { from: Date; to
 }
 
 /** The columns of each export. Append new columns at the end: scripts read these files by position too. */
-function columns(zone: string) {
-  const at = (d: Date | null) => (d ? isoInZone(d, zone) : null)
-  const payments: Column<PaymentRow>[] = [
-    { header: 'payment_id', value: (r) => r.id },
-    { header: 'paid_at', value: (r) => at(r.createdAt) },
-    { header: 'user_id', value: (r) => r.userId },
-    { header: 'first_name', value: (r) => r.firstName },
-    { header: 'last_name', value: (r) => r.lastName },
-    { header: 'username', value: (r) => r.username },
-    { header: 'kind', value: (r) => r.kind },
-    { header: 'amount', value: (r) => r.amount },
-    { header: 'currency', value: (r) => r.currency },
-    { header: 'order_id', value: (r) => r.orderId },
-    { header: 'consultation_id', value: (r) => r.consultationId },
-    { header: 'tariff', value: (r) => r.tariffCode },
-    { header: 'telegram_payment_charge_id', value: (r) => r.charge },
-    { header: 'refunded_at', value: (r) => at(r.refundedAt) },
-    { header: 'refund_source', value: (r) => r.refundSource },
-    { header: 'refunded_by', value: (r) => r.refundedBy },
-  ]
-  const consultations: Column<ConsultationExportRow>[] = [
-    { header: 'consultation_id', value: (r) => r.id },
-    { header: 'created_at', value: (r) => at(r.createdAt) },
-    { header: 'state', value: (r) => r.state },
-    { header: 'user_id', value: (r) => r.userId },
-    { header: 'first_name', value: (r) => r.firstName },
-    { header: 'last_name', value: (r) => r.lastName },
-    { header: 'username', value: (r) => r.username },
-    { header: 'tariff', value: (r) => r.tariffCode },
-    { header: 'title', value: (r) => r.title },
-    { header: 'price_stars', value: (r) => r.priceStars },
-    { header: 'starts_at', value: (r) => at(r.startsAt) },
-    { header: 'access_until', value: (r) => at(r.accessUntil) },
-    { header: 'closed_at', value: (r) => at(r.closedAt) },
-    { header: 'revoked_at', value: (r) => at(r.revokedAt) },
-    { header: 'questions_included', value: (r) => r.appealsTotal },
-    { header: 'questions_asked', value: (r) => r.appealsUsed },
-    { header: 'answered_in_time', value: (r) => r.answeredInTime },
-    { header: 'answered_late', value: (r) => r.answeredLate },
-    { header: 'answered_by', value: (r) => r.experts },
-  ]
-  const questions: Column<QuestionExportRow>[] = [
-    { header: 'consultation_id', value: (r) => r.consultationId },
-    { header: 'question_number', value: (r) => r.number },
-    { header: 'user_id', value: (r) => r.userId },
-    { header: 'tariff', value: (r) => r.tariffCode },
-    { header: 'state', value: (r) => r.state },
-    { header: 'accepted_at', value: (r) => at(r.acceptedAt) },
-    { header: 'sla_business_minutes', value: (r) => r.slaMinutes },
-    { header: 'due_at', value: (r) => at(r.dueAt) },
-    { header: 'first_response_at', value: (r) => at(r.firstResponseAt) },
-    { header: 'answered_by', value: (r) => r.answeredBy },
-    { header: 'response_business_minutes', value: (r) => r.responseBusinessMinutes },
-    { header: 'in_time', value: (r) => r.inTime },
-    { header: 'breached_at', value: (r) => at(r.breachedAt) },
-  ]
-  return { payments, consultations, questions }
-}
+const PAYMENT_COLUMNS: Column<PaymentExportRow>[] = [
+  { header: 'payment_id', value: (r) => r.id },
+  { header: 'paid_at', value: (r) => r.paidAt },
+  { header: 'user_id', value: (r) => r.userId },
+  { header: 'first_name', value: (r) => r.firstName },
+  { header: 'last_name', value: (r) => r.lastName },
+  { header: 'username', value: (r) => r.username },
+  { header: 'kind', value: (r) => r.kind },
+  { header: 'amount', value: (r) => r.amount },
+  { header: 'currency', value: (r) => r.currency },
+  { header: 'order_id', value: (r) => r.orderId },
+  { header: 'consultation_id', value: (r) => r.consultationId },
+  { header: 'tariff', value: (r) => r.tariffCode },
+  { header: 'telegram_payment_charge_id', value: (r) => r.charge },
+  { header: 'refunded_at', value: (r) => r.refundedAt },
+  { header: 'refund_source', value: (r) => r.refundSource },
+  { header: 'refunded_by', value: (r) => r.refundedBy },
+]
+
+const CONSULTATION_COLUMNS: Column<ConsultationExportRow>[] = [
+  { header: 'consultation_id', value: (r) => r.id },
+  { header: 'created_at', value: (r) => r.createdAt },
+  { header: 'state', value: (r) => r.state },
+  { header: 'user_id', value: (r) => r.userId },
+  { header: 'first_name', value: (r) => r.firstName },
+  { header: 'last_name', value: (r) => r.lastName },
+  { header: 'username', value: (r) => r.username },
+  { header: 'tariff', value: (r) => r.tariffCode },
+  { header: 'title', value: (r) => r.title },
+  { header: 'price_stars', value: (r) => r.priceStars },
+  { header: 'starts_at', value: (r) => r.startsAt },
+  { header: 'access_until', value: (r) => r.accessUntil },
+  { header: 'closed_at', value: (r) => r.closedAt },
+  { header: 'revoked_at', value: (r) => r.revokedAt },
+  { header: 'questions_included', value: (r) => r.appealsTotal },
+  { header: 'questions_asked', value: (r) => r.appealsUsed },
+  { header: 'answered_in_time', value: (r) => r.answeredInTime },
+  { header: 'answered_late', value: (r) => r.answeredLate },
+  { header: 'answered_by', value: (r) => r.experts },
+]
+
+const QUESTION_COLUMNS: Column<QuestionExportRow>[] = [
+  { header: 'consultation_id', value: (r) => r.consultationId },
+  { header: 'question_number', value: (r) => r.number },
+  { header: 'user_id', value: (r) => r.userId },
+  { header: 'tariff', value: (r) => r.tariffCode },
+  { header: 'state', value: (r) => r.state },
+  { header: 'accepted_at', value: (r) => r.acceptedAt },
+  { header: 'sla_business_minutes', value: (r) => r.slaMinutes },
+  { header: 'due_at', value: (r) => r.dueAt },
+  { header: 'first_response_at', value: (r) => r.firstResponseAt },
+  { header: 'answered_by', value: (r) => r.answeredBy },
+  { header: 'response_business_minutes', value: (r) => r.responseBusinessMinutes },
+  { header: 'in_time', value: (r) => r.inTime },
+  { header: 'breached_at', value: (r) => r.breachedAt },
+]
 
 /** The CSV of a signed export link (the caller verified the token; the role is checked again here). */
 export async function exportCsv(
@@ -545,13 +544,12 @@ export async function exportCsv(
   grant: ExportGrant,
 ): Promise<{ filename: string; body: string }> {
   if (!desk.staff.admins.includes(grant.userId)) throw new DashboardError(403, 'admins-only')
-  const r = { botId: desk.botId, from: grant.from, to: grant.to }
-  const cols = columns(desk.schedule.timezone)
+  const r = { botId: desk.botId, from: grant.from, to: grant.to, zone: desk.schedule.timezone }
   const body =
     grant.kind === 'payments'
-      ? toCsv(cols.payments, await paymentRows(deps.db, r))
+      ? toCsv(PAYMENT_COLUMNS, await paymentRows(deps.db, r))
       : grant.kind === 'consultations'
-        ? toCsv(cols.consultations, await consultationRows(deps.db, r))
-        : toCsv(cols.questions, await questionRows(deps.db, r))
+        ? toCsv(CONSULTATION_COLUMNS, await consultationRows(deps.db, r))
+        : toCsv(QUESTION_COLUMNS, await questionRows(deps.db, r))
   return { filename: exportFilename(desk, grant.kind, grant), body }
 }

@@ -144,7 +144,10 @@ export async function ledgerRefusals(db: Db, r: ReportRange): Promise<RefusalCou
     select reason, line->>'scope' as scope, line->>'unit' as unit, count(*)::int as count
       from refused
       where (line->>'scope' = 'consultation' and exists (
-               select 1 from consultation c where c.id::text = line->>'subject' and c.bot_id = ${r.botId}))
+               -- By primary key: comparing c.id::text would scan every consultation once per refusal.
+               select 1 from consultation c
+                 where c.id = case when line->>'subject' ~ '^[0-9]{1,18}$' then (line->>'subject')::bigint end
+                   and c.bot_id = ${r.botId}))
          or (line->>'scope' <> 'consultation'
              and (line->>'subject' = ${String(r.botId)} or line->>'subject' like ${`${r.botId}:%`}))
       group by 1, 2, 3

@@ -153,7 +153,7 @@ export function Overview(props: { api: Api; me: MeDto; t: T; lang: Lang; themeKe
                   name="refusals"
                   label={t('chart-refusals')}
                   config={charts.refusals}
-                  height={60 + 28 * charts.refusalCount}
+                  height={60 + 40 * charts.refusalCount}
                 />
               ) : (
                 <p class="hint">{t('no-data')}</p>
@@ -327,12 +327,13 @@ function buildCharts(d: OverviewDto, me: MeDto, t: T, lang: Lang) {
 
   const refusalRows = d.refusals
     ? [
+        // Two lines per bar (a phone is narrow): the reason, then whose limit or what was refused.
         ...d.refusals.ledger.map((r) => ({
-          label: `${reasonText(lang, r.reason)} — ${reasonText(lang, `${r.scope}/${r.unit}`)}`,
+          label: [reasonText(lang, r.reason), reasonText(lang, `${r.scope}/${r.unit}`)],
           count: r.count,
         })),
         ...d.refusals.admission.map((r) => ({
-          label: `${reasonText(lang, r.reason)} — ${reasonText(lang, 'admission')}`,
+          label: [reasonText(lang, r.reason), reasonText(lang, 'admission')],
           count: r.count,
         })),
       ]

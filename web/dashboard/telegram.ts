@@ -1,4 +1,6 @@
 import {
+  hasWebviewProxy,
+  isIframe,
   on,
   postEvent,
   request,
@@ -23,6 +25,7 @@ export interface Launch {
   theme: Theme
   languageCode: string | undefined
   version: string
+  /** Someone to talk to: a Telegram app's WebView (TelegramWebviewProxy) or Telegram Web's iframe. */
   inTelegram: boolean
 }
 
@@ -69,7 +72,7 @@ export function readLaunch(): Launch {
       theme: normalizeTheme(lp.tgWebAppThemeParams as Record<string, unknown>),
       languageCode: languageOf(initData),
       version: lp.tgWebAppVersion,
-      inTelegram: true,
+      inTelegram: hasWebviewProxy(window) || isIframe(),
     }
   } catch {
     // Not opened by Telegram (or launch parameters it does not know): the API will say "not authorised".
@@ -118,10 +121,15 @@ export function onBackButton(f: () => void): void {
 export async function downloadFile(launch: Launch, url: string, fileName: string): Promise<void> {
   const absolute = new URL(url, window.location.href).href
   if (launch.inTelegram && supports('web_app_request_file_download', launch.version)) {
-    await request('web_app_request_file_download', 'file_download_requested', {
-      params: { url: absolute, file_name: fileName },
-    })
-    return
+    try {
+      await request('web_app_request_file_download', 'file_download_requested', {
+        params: { url: absolute, file_name: fileName },
+        timeout: 15_000,
+      })
+      return
+    } catch {
+      // No answer from the app: try the ordinary way.
+    }
   }
   const a = document.createElement('a')
   a.href = absolute
