@@ -301,10 +301,6 @@ async function main() {
     const inRange = await sql<{ n: number }>`select count(*)::int as n from consultation
       where bot_id = ${BOT_ID} and created_at >= now() - interval '90 days'`.execute(handle.db)
     console.log(
-      `\nbaseline: the 90-day overview's SQL alone        p50 ${base90.p50.toFixed(1).padStart(7)}   p99 ${base90.p99.toFixed(1).padStart(7)}`,
-    )
-    console.log(`ratio overview / its SQL (p50): ${(o90.p50 / base90.p50).toFixed(2)}`)
-    console.log(
       `90-day overview over ${inRange.rows[0]!.n.toLocaleString('en')} consultations in range ` +
         `(${N.toLocaleString('en')} in all): p50 ${o90.p50.toFixed(0)} ms, p99 ${o90.p99.toFixed(0)} ms; ` +
         `target < 300 ms: ${o90.p99 < 300 ? 'met' : o90.p50 < 300 ? 'met at p50, not at p99' : 'NOT met'}`,

@@ -13,7 +13,14 @@ import { MESSAGE_TSV, tsQuery } from '../../src/dashboard/dashboard.repository'
 import { buildReport } from '../../src/reports/reports.service'
 import { signInitData, tamper } from '../support/dashboard'
 import { type DashboardSeed, seedDashboard } from '../support/dashboard-seed'
-import { ADMIN_ID, type DeskWorld, EXPERT_ID, startDeskWorld, TEST_BOT_ID } from '../support/fixtures'
+import {
+  ADMIN_ID,
+  type DeskWorld,
+  EXPERT_ID,
+  STAFF_CHAT_ID,
+  startDeskWorld,
+  TEST_BOT_ID,
+} from '../support/fixtures'
 
 /**
  * The dashboard's JSON API against the real app (its HTTP server, its database, the Bot API stand-in for refunds)
@@ -55,7 +62,11 @@ async function get<T>(path: string, who = ADMIN_ID): Promise<T> {
 }
 
 beforeAll(async () => {
-  w = await startDeskWorld()
+  w = await startDeskWorld({
+    configure: (c) => {
+      c.dashboard.publicUrl = 'https://desk.example.com'
+    },
+  })
   seed = await seedDashboard(w.deps.db, w.t.desk, {
     admin: ADMIN_ID,
     expert: EXPERT_ID,
@@ -416,5 +427,42 @@ describe('refunds from the page', () => {
       )
       expect(w.tg.callsTo('refundStarPayment', { telegram_payment_charge_id: c.charge })).toHaveLength(1)
     }
+  })
+})
+
+describe('buttons that open the dashboard', () => {
+  const page = 'https://desk.example.com/dashboard/test/'
+
+  it("at start, the menu button of each staff member's chat with the bot (not the default one)", () => {
+    const calls = w.tg.callsTo('setChatMenuButton')
+    expect(calls.map((c) => c.payload.chat_id).sort()).toEqual([ADMIN_ID, EXPERT_ID])
+    for (const c of calls)
+      expect(c.payload.menu_button).toEqual({ type: 'web_app', text: 'Панель', web_app: { url: page } })
+  })
+
+  it('/report in the staff group carries the Mini App direct link', async () => {
+    const since = w.tg.mark()
+    await w.tg.push(TEST_BOT_ID, w.tg.groupTopicMessage(STAFF_CHAT_ID, undefined, w.admin, '/report 7d'))
+    const report = await w.tg.waitForSent(STAFF_CHAT_ID, /📊 Отчёт/, { since })
+    expect(report.reply_markup).toEqual({
+      inline_keyboard: [
+        [{ text: '📈 Открыть панель', url: `https://t.me/bot${TEST_BOT_ID}?startapp=overview` }],
+      ],
+    })
+  })
+
+  it('/dashboard in a private chat: a Web App button and the menu button; clients are refused', async () => {
+    const since = w.tg.mark()
+    const before = w.tg.callsTo('setChatMenuButton').length
+    await w.tg.push(TEST_BOT_ID, w.tg.command(w.expert, '/dashboard'))
+    const answer = await w.tg.waitForSent(EXPERT_ID, /Панель стола/, { since })
+    expect(answer.reply_markup).toEqual({
+      inline_keyboard: [[{ text: '📈 Открыть панель', web_app: { url: page } }]],
+    })
+    expect(w.tg.callsTo('setChatMenuButton').length).toBe(before + 1)
+    const client = seed.clients[1]!
+    await w.tg.push(TEST_BOT_ID, w.tg.command(client, '/dashboard'))
+    await w.tg.waitForSent(client.id, /for the desk's staff/, { since })
+    expect(w.tg.callsTo('setChatMenuButton').length).toBe(before + 1)
   })
 })
