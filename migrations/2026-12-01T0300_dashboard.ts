@@ -21,10 +21,14 @@ export async function up(db: Kysely<any>): Promise<void> {
     ))`.execute(db)
   // The overview's counts read these without visiting the table (index-only scans: the columns they count are in
   // the index), which is most of what keeps 90 days of a busy desk under the target (npm run bench:dashboard).
-  await sql`create index payment_bot_created on payment (bot_id, created_at) include (total_amount)`.execute(db)
+  await sql`create index payment_bot_created on payment (bot_id, created_at) include (total_amount)`.execute(
+    db,
+  )
   await sql`create index payment_bot_refunded on payment (bot_id, refunded_at) include (total_amount)
     where refunded_at is not null`.execute(db)
-  await sql`create index consultation_bot_created on consultation (bot_id, created_at) include (state)`.execute(db)
+  await sql`create index consultation_bot_created on consultation (bot_id, created_at) include (state)`.execute(
+    db,
+  )
   await sql`create index desk_appeal_bot_accepted on desk_appeal (bot_id, accepted_at)
     include (state, in_time, breached_at, answered_by)`.execute(db)
   await sql`create index desk_appeal_bot_answered on desk_appeal (bot_id, first_response_at)
