@@ -321,23 +321,10 @@ function inZone<T>(db: Db, zone: string, f: (trx: Trx) => Promise<T>): Promise<T
 
 const at = (column: string) => sql`to_char(${sql.ref(column)}, 'YYYY-MM-DD"T"HH24:MI:SSTZH:TZM')`
 
-export interface PaymentExportRow {
-  id: number
+export interface PaymentExportRow
+  extends Omit<PaymentRow, 'createdAt' | 'refundedAt' | 'title' | 'refundStartedAt' | 'refundError'> {
   paidAt: Iso
-  userId: number
-  firstName: string | null
-  lastName: string | null
-  username: string | null
-  kind: string
-  amount: number
-  currency: string
-  orderId: number | null
-  consultationId: number | null
-  tariffCode: string | null
-  charge: string
   refundedAt: Iso | null
-  refundSource: string | null
-  refundedBy: number | null
 }
 
 export function paymentRows(db: Db, r: ExportRange): Promise<PaymentExportRow[]> {

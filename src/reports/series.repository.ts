@@ -1,6 +1,6 @@
 import { sql } from 'kysely'
 import type { Db } from '../db/database'
-import type { ReportRange } from './reports.repository'
+import { APPEAL_COUNT_COLUMNS, type AppealCounts, type ReportRange } from './reports.repository'
 
 /**
  * The report's numbers over time, for the dashboard's charts. Each series is the statement of its total in
@@ -61,15 +61,9 @@ export async function revenueByDay(db: Db, r: SeriesRange): Promise<RevenueDay[]
   return q.rows
 }
 
-export interface AppealWeek {
+export interface AppealWeek extends AppealCounts {
   /** Monday of the desk-local ISO week, YYYY-MM-DD. */
   week: string
-  accepted: number
-  answeredInTime: number
-  answeredLate: number
-  breached: number
-  open: number
-  openBreached: number
 }
 
 /**
@@ -81,13 +75,7 @@ export async function appealsByWeek(db: Db, r: SeriesRange, answeredBy?: number)
   const q = await sql<AppealWeek>`
     with weeks as (${weeks(r)}),
     a as (
-      select date_trunc('week', accepted_at at time zone ${r.zone})::date as week,
-        count(*)::int as accepted,
-        count(*) filter (where in_time)::int as "answeredInTime",
-        count(*) filter (where in_time = false)::int as "answeredLate",
-        count(*) filter (where breached_at is not null)::int as breached,
-        count(*) filter (where state = 'open')::int as open,
-        count(*) filter (where state = 'open' and breached_at is not null)::int as "openBreached"
+      select date_trunc('week', accepted_at at time zone ${r.zone})::date as week, ${APPEAL_COUNT_COLUMNS}
       from desk_appeal
       where bot_id = ${r.botId} and accepted_at >= ${r.from} and accepted_at < ${r.to} ${byWho}
       group by 1)
