@@ -10,6 +10,7 @@ import type {
   RefundResultDto,
 } from '../../src/dashboard/dashboard.model'
 import { MESSAGE_TSV, tsQuery } from '../../src/dashboard/dashboard.repository'
+import { monthlyPeriod } from '../../src/ledger/ledger.periods'
 import { buildReport } from '../../src/reports/reports.service'
 import { signInitData, tamper } from '../support/dashboard'
 import { type DashboardSeed, seedDashboard } from '../support/dashboard-seed'
@@ -65,6 +66,7 @@ beforeAll(async () => {
   w = await startDeskWorld({
     configure: (c) => {
       c.dashboard.publicUrl = 'https://desk.example.com'
+      c.llm.drafting.monthlyBudget = { unit: 'money', amount: 5000 }
     },
   })
   seed = await seedDashboard(w.deps.db, w.t.desk, {
@@ -204,6 +206,27 @@ describe('overview: the numbers of /report, per day and week', () => {
     const week = await get<OverviewDto>('overview?days=7')
     const recent = seed.consultations.filter((c) => c.daysAgo <= 5)
     expect(week.revenue!.totals.paidStars).toBe(recent.reduce((a, c) => a + c.price, 0))
+  })
+
+  it("the month's AI budget is the ledger's account: limit, used, held", async () => {
+    const o0 = await get<OverviewDto>('overview?days=30')
+    // No draft this month asked for the budget line yet: the configured limit, nothing used.
+    expect(o0.drafts.budget).toMatchObject({ unit: 'money', limit: 5000, used: 0, held: 0 })
+    const period = monthlyPeriod(new Date(), 'Europe/Moscow')
+    await sql`insert into ledger_account (scope, subject, unit, period_start, period_end, time_zone, granted, reserved,
+        used, holds)
+      values ('desk', ${String(TEST_BOT_ID)}, 'llm_money', ${period.start}, ${period.end}, 'Europe/Moscow', 5000, 30,
+        120, 1)`.execute(w.deps.db)
+    const o = await get<OverviewDto>('overview?days=30')
+    expect(o.drafts.budget).toEqual({
+      unit: 'money',
+      limit: 5000,
+      used: 120,
+      held: 30,
+      periodStart: period.start.toISOString(),
+      periodEnd: period.end.toISOString(),
+    })
+    expect((await get<OverviewDto>('overview?days=30', EXPERT_ID)).drafts.budget).toBeNull()
   })
 
   it('only 7, 30 or 90 days', async () => {
