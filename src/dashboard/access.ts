@@ -1,6 +1,5 @@
-import { supportedLanguage } from '../bot/i18n'
 import type { DeskRuntime, LoadedConfig } from '../config/load'
-import type { Language } from '../config/schema'
+import { LANGUAGES, type Language } from '../config/schema'
 import { checkInitData, type InitDataCheck, type InitDataUser } from './init-data'
 
 /**
@@ -39,7 +38,8 @@ export function roleOf(desk: DeskRuntime, userId: number): Role | undefined {
 
 /** The page's language: the user's Telegram language when we speak it, else the desk's. */
 export function viewerLanguage(desk: DeskRuntime, code: string | undefined): Language {
-  return supportedLanguage(code) ?? desk.defaultLanguage
+  const base = code?.toLowerCase().split(/[-_]/)[0] ?? ''
+  return (LANGUAGES as readonly string[]).includes(base) ? (base as Language) : desk.defaultLanguage
 }
 
 /** `Authorization: tma <initData>`, the scheme Mini App backends commonly use. */
