@@ -20,9 +20,17 @@ const FLOORS = [
   floor('ground', 'llm', ['^src/llm/']),
   floor('ground', 'deps', ['^src/deps[.]ts$']),
   floor('ground', 'telegram', ['^src/telegram/']),
-  ...['orders', 'routing', 'consultations', 'lifecycle', 'drafting', 'disputes', 'payments', 'reports'].map(
-    (f) => floor('feature', f, [`^src/${f}/`]),
-  ),
+  ...[
+    'orders',
+    'routing',
+    'consultations',
+    'lifecycle',
+    'drafting',
+    'disputes',
+    'payments',
+    'reports',
+    'dashboard',
+  ].map((f) => floor('feature', f, [`^src/${f}/`])),
   floor('edge', 'bot+server', ['^src/bot/', '^src/server/']),
   floor('wiring', 'wiring', ['^src/app[.]ts$', '^src/workers[.]ts$', '^src/main[.]ts$', '^src/demo/']),
 ]

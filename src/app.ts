@@ -7,6 +7,8 @@ import type { BotContext } from './bot/context'
 import { createI18n } from './bot/i18n'
 import { assertDraftingConfig } from './config/drafting'
 import type { LoadedConfig } from './config/load'
+import { dashboardRoutes } from './dashboard/dashboard.http'
+import { setStaffMenuButtons } from './dashboard/links'
 import { type EmbeddedServer, ensureDatabase, startEmbeddedPostgres } from './db/embedded'
 import { migrateToLatest } from './db/migrator'
 import { createDb, type DbHandle } from './db/pool'
@@ -105,6 +107,7 @@ export async function startApp(config: LoadedConfig, opts: AppOptions): Promise<
         const bot = createBot(deps, desk, opts.botInfo?.(desk.botId))
         await bot.init()
         await setCommands(bot, deps, desk)
+        await setStaffMenuButtons(bot.api, deps, desk)
         bots.set(desk.botId, bot)
         if (config.mode === 'webhook') {
           const secret = config.secrets.webhookSecret!
@@ -116,7 +119,11 @@ export async function startApp(config: LoadedConfig, opts: AppOptions): Promise<
         }
       }
     }
-    const server: Server = createHttpServer(deps, webhooks)
+    const server: Server = createHttpServer(
+      deps,
+      webhooks,
+      config.dashboard.enabled ? dashboardRoutes(deps) : undefined,
+    )
     const httpPort = await listen(server, config.http.port, config.http.host)
     cleanups.push(() => new Promise<void>((r) => server.close(() => r())))
     log.info(

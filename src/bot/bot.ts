@@ -17,6 +17,7 @@ import { conversationStorage } from '../payments/conversation-storage'
 import { installTransformers } from '../telegram/api'
 import type { BotContext } from './context'
 import { adminPaymentsFeature } from './features/admin-payments'
+import { dashboardFeature } from './features/dashboard'
 import { deskFeature } from './features/desk'
 import { draftingFeature } from './features/drafting'
 import { answerPreCheckout, paymentsFeature, preCheckoutAnswer } from './features/payments'
@@ -49,6 +50,7 @@ function features(): Composer<BotContext>[] {
     adminPaymentsFeature,
     draftingFeature,
     reportFeature,
+    dashboardFeature,
     staffFeature,
     deskFeature,
   ]

@@ -236,6 +236,22 @@ export const configSchema = z.object({
     .prefault({}),
   /** AI drafting: provider, model allowlist with prices, limits; per-desk settings under llm.desks.<slug>. */
   llm: llm.prefault({}),
+  /** The staff dashboard, a Telegram Mini App served at <publicUrl>/dashboard/<desk slug>/ (src/dashboard). */
+  dashboard: z
+    .object({
+      enabled: z.boolean().default(true),
+      /** Public HTTPS base URL of this server (Telegram opens Mini Apps over HTTPS only); unset = no buttons. */
+      publicUrl: z.url().optional(),
+      /** Launch data (initData) older than this is refused: it is the only credential the page has. */
+      authMaxAgeSeconds: z.number().int().positive().max(86_400).default(3600),
+      /** At start, set the chat menu button of each staff member's private chat with the bot to the dashboard. */
+      menuButton: z.boolean().default(true),
+      /** Per desk slug: the short name of a Mini App made with BotFather's /newapp; unset = the bot's Main Mini App. */
+      appNames: z.record(z.string(), z.string().regex(/^[A-Za-z0-9_]{3,30}$/)).default({}),
+      /** Where the built client is (`npm run build` writes dist/web). */
+      webDir: z.string().default('dist/web'),
+    })
+    .prefault({}),
   desks: z.array(desk).min(1),
 })
 export type AppConfig = z.infer<typeof configSchema>

@@ -63,16 +63,19 @@ export interface AppealCounts {
   openBreached: number
 }
 
-/** Appeals accepted in the range. */
-export async function appealCounts(db: Db, r: ReportRange): Promise<AppealCounts> {
-  const q = await sql<AppealCounts>`
-    select
+/** The columns of AppealCounts over the desk_appeal rows a query selects (the dashboard counts per week with it). */
+export const APPEAL_COUNT_COLUMNS = sql`
       count(*)::int as accepted,
       count(*) filter (where in_time)::int as "answeredInTime",
       count(*) filter (where in_time = false)::int as "answeredLate",
       count(*) filter (where breached_at is not null)::int as breached,
       count(*) filter (where state = 'open')::int as open,
-      count(*) filter (where state = 'open' and breached_at is not null)::int as "openBreached"
+      count(*) filter (where state = 'open' and breached_at is not null)::int as "openBreached"`
+
+/** Appeals accepted in the range. */
+export async function appealCounts(db: Db, r: ReportRange): Promise<AppealCounts> {
+  const q = await sql<AppealCounts>`
+    select ${APPEAL_COUNT_COLUMNS}
     from desk_appeal
     where bot_id = ${r.botId} and accepted_at >= ${r.from} and accepted_at < ${r.to}`.execute(db)
   return q.rows[0]!
@@ -144,7 +147,10 @@ export async function ledgerRefusals(db: Db, r: ReportRange): Promise<RefusalCou
     select reason, line->>'scope' as scope, line->>'unit' as unit, count(*)::int as count
       from refused
       where (line->>'scope' = 'consultation' and exists (
-               select 1 from consultation c where c.id::text = line->>'subject' and c.bot_id = ${r.botId}))
+               -- By primary key: comparing c.id::text would scan every consultation once per refusal.
+               select 1 from consultation c
+                 where c.id = case when line->>'subject' ~ '^[0-9]{1,18}$' then (line->>'subject')::bigint end
+                   and c.bot_id = ${r.botId}))
          or (line->>'scope' <> 'consultation'
              and (line->>'subject' = ${String(r.botId)} or line->>'subject' like ${`${r.botId}:%`}))
       group by 1, 2, 3

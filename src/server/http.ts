@@ -11,6 +11,8 @@ export type RouteHandler = (req: IncomingMessage, res: ServerResponse) => unknow
 export function createHttpServer(
   deps: Pick<Deps, 'db' | 'jobs'>,
   webhooks: Map<string, RouteHandler>,
+  /** More routes (the dashboard, src/dashboard/dashboard.http.ts): true when it answered the request. */
+  routes?: (req: IncomingMessage, res: ServerResponse, pathname: string) => Promise<boolean>,
 ): Server {
   return createServer(async (req, res) => {
     const { pathname } = new URL(req.url ?? '/', 'http://localhost')
@@ -34,6 +36,7 @@ export function createHttpServer(
       const m = /^\/telegram\/([a-z0-9-]+)$/.exec(pathname)
       const hook = m && webhooks.get(m[1]!)
       if (req.method === 'POST' && hook) return await hook(req, res)
+      if (routes && (await routes(req, res, pathname))) return
       res.writeHead(404).end()
     } catch {
       if (!res.headersSent) res.writeHead(500)

@@ -1,4 +1,5 @@
 import { Composer } from 'grammy'
+import { reportDashboardButton } from '../../dashboard/links'
 import { renderReport, reportFor } from '../../reports/reports.service'
 import type { BotContext } from '../context'
 
@@ -22,8 +23,10 @@ group.command('report', async (ctx) => {
   if (!admin) return ctx.reply(t('report-admins-only'), thread)
   const r = await reportFor(deps.db, desk, typeof ctx.match === 'string' ? ctx.match : '')
   if (!r.ok) return ctx.reply(t('report-usage'), thread)
+  const dashboard = reportDashboardButton(deps.config, desk, ctx.me.username, t('dashboard-open'))
   await ctx.reply(renderReport(t, desk, r.report, r.now), {
     ...thread,
     link_preview_options: { is_disabled: true },
+    ...(dashboard ? { reply_markup: { inline_keyboard: dashboard } } : {}),
   })
 })

@@ -1,0 +1,421 @@
+import { type RawBuilder, sql } from 'kysely'
+import type { Db, Trx } from '../db/database'
+import type { ConsultationState } from '../orders/orders.tables'
+
+/**
+ * The dashboard's reads that /report does not make: lists, one consultation's rows, full-text search, CSV rows.
+ * All of one desk (bot_id); an expert's view is narrowed to consultations with a question they answered
+ * (`mine`: desk_appeal.answered_by) until consultations have an owner expert.
+ */
+
+/**
+ * The text of a stored message as the full-text index sees it. Must stay character for character the expression of
+ * the index desk_message_fts (migrations/2026-12-01T0300_dashboard.ts), or the planner cannot use it.
+ */
+export const MESSAGE_TSV = sql`(to_tsvector('russian'::regconfig, coalesce(m.content->>'text', m.content->>'caption', ''))
+      || to_tsvector('english'::regconfig, coalesce(m.content->>'text', m.content->>'caption', '')))`
+
+export function tsQuery(text: string): RawBuilder<unknown> {
+  return sql`(websearch_to_tsquery('russian'::regconfig, ${text}) || websearch_to_tsquery('english'::regconfig, ${text}))`
+}
+
+export interface ConsultationFilter {
+  botId: number
+  state?: ConsultationState | undefined
+  tariff?: string | undefined
+  /** Consultations with a question this staff member answered. */
+  expert?: number | undefined
+  /** The viewer is an expert: only their consultations. */
+  mine?: number | undefined
+  from?: Date | undefined
+  to?: Date | undefined
+  /** A number (consultation or client id), @username, a name, or words of the conversation. */
+  q?: string | undefined
+  /** Keyset page: consultations with a smaller id. */
+  before?: number | undefined
+  limit: number
+}
+
+export interface ConsultationRow {
+  id: number
+  state: ConsultationState
+  userId: number
+  firstName: string | null
+  lastName: string | null
+  username: string | null
+  tariffCode: string
+  title: string
+  priceStars: number
+  appealsTotal: number
+  appealsUsed: number
+  createdAt: Date
+  startsAt: Date | null
+  accessUntil: Date | null
+  /** Staff who answered its questions. */
+  experts: number[]
+  /** With a text search: the best matching message, matched words between « and ». */
+  match: string | null
+}
+
+export async function listConsultations(db: Db, f: ConsultationFilter): Promise<ConsultationRow[]> {
+  const where: RawBuilder<unknown>[] = [sql`c.bot_id = ${f.botId}`]
+  if (f.state) where.push(sql`c.state = ${f.state}`)
+  if (f.tariff) where.push(sql`o.tariff_code = ${f.tariff}`)
+  for (const who of [f.expert, f.mine])
+    if (who !== undefined)
+      where.push(sql`exists (select 1 from desk_appeal a
+        where a.bot_id = ${f.botId} and a.answered_by = ${who} and a.consultation_id = c.id)`)
+  if (f.from) where.push(sql`c.created_at >= ${f.from}`)
+  if (f.to) where.push(sql`c.created_at < ${f.to}`)
+  if (f.before !== undefined) where.push(sql`c.id < ${f.before}`)
+
+  const q = f.q?.trim() ?? ''
+  let textQuery: string | undefined
+  if (/^\d{1,15}$/.test(q)) where.push(sql`(c.id = ${Number(q)} or c.user_id = ${Number(q)})`)
+  else if (/^@\w{1,64}$/.test(q)) where.push(sql`cl.username ilike ${q.slice(1)}`)
+  else if (q) {
+    textQuery = q.slice(0, 200)
+    const like = `%${textQuery.replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`
+    // The candidates first (clients by name, messages by the full-text index), then their consultations: an OR
+    // over the joined rows would test every consultation of the desk.
+    where.push(sql`c.id in (
+      select c2.id from consultation c2
+        where c2.bot_id = ${f.botId} and c2.user_id in (
+          select user_id from client
+          where bot_id = ${f.botId} and (first_name ilike ${like} or last_name ilike ${like} or username ilike ${like}))
+      union
+      select m.consultation_id from desk_message m
+        where m.bot_id = ${f.botId} and ${MESSAGE_TSV} @@ ${tsQuery(textQuery)})`)
+  }
+  const match = textQuery
+    ? sql`(select ts_headline('russian'::regconfig, coalesce(m.content->>'text', m.content->>'caption', ''),
+            ${tsQuery(textQuery)}, 'StartSel=«, StopSel=», MaxWords=16, MinWords=6')
+          from desk_message m
+          where m.consultation_id = c.id and ${MESSAGE_TSV} @@ ${tsQuery(textQuery)}
+          order by m.id limit 1)`
+    : sql`null::text`
+
+  const r = await sql<ConsultationRow>`
+    select c.id, c.state, c.user_id as "userId", cl.first_name as "firstName", cl.last_name as "lastName",
+      cl.username, o.tariff_code as "tariffCode", o.title, o.price_stars as "priceStars",
+      o.appeals as "appealsTotal",
+      (select count(*)::int from desk_appeal a where a.consultation_id = c.id) as "appealsUsed",
+      c.created_at as "createdAt", c.starts_at as "startsAt", c.access_until as "accessUntil",
+      coalesce((select array_agg(distinct a.answered_by) from desk_appeal a
+                where a.consultation_id = c.id and a.answered_by is not null), '{}') as experts,
+      ${match} as match
+    from consultation c
+      join orders o on o.id = c.order_id
+      left join client cl on cl.bot_id = c.bot_id and cl.user_id = c.user_id
+    where ${sql.join(where, sql` and `)}
+    order by c.id desc
+    limit ${f.limit}`.execute(db)
+  return r.rows.map((row) => ({ ...row, experts: (row.experts ?? []).map(Number) }))
+}
+
+/** Whether the consultation is one of this expert's (a question of it answered by them). */
+export async function answeredBy(db: Db, consultationId: number, staffId: number): Promise<boolean> {
+  const r =
+    await sql`select 1 from desk_appeal where consultation_id = ${consultationId} and answered_by = ${staffId}
+    limit 1`.execute(db)
+  return r.rows.length > 0
+}
+
+export interface ConsultationCard {
+  id: number
+  botId: number
+  orderId: number
+  state: ConsultationState
+  userId: number
+  firstName: string | null
+  lastName: string | null
+  username: string | null
+  languageCode: string | null
+  tariffCode: string
+  title: string
+  priceStars: number
+  appealsTotal: number
+  slaMinutes: number
+  windowMinutes: number
+  createdAt: Date
+  startsAt: Date | null
+  accessUntil: Date | null
+  closedAt: Date | null
+  revokedAt: Date | null
+  refundPolicy: string | null
+  topicThreadId: number | null
+}
+
+export async function consultationCard(
+  db: Db,
+  botId: number,
+  consultationId: number,
+): Promise<ConsultationCard | undefined> {
+  const r = await sql<ConsultationCard>`
+    select c.id, c.bot_id as "botId", c.order_id as "orderId", c.state, c.user_id as "userId",
+      cl.first_name as "firstName", cl.last_name as "lastName", cl.username, cl.language_code as "languageCode",
+      o.tariff_code as "tariffCode", o.title, o.price_stars as "priceStars", o.appeals as "appealsTotal",
+      o.sla_minutes as "slaMinutes", o.window_minutes as "windowMinutes",
+      c.created_at as "createdAt", c.starts_at as "startsAt", c.access_until as "accessUntil",
+      c.closed_at as "closedAt", c.revoked_at as "revokedAt", c.refund_policy as "refundPolicy",
+      (select r.message_thread_id from desk_route r where r.consultation_id = c.id and r.state = 'active')
+        as "topicThreadId"
+    from consultation c
+      join orders o on o.id = c.order_id
+      left join client cl on cl.bot_id = c.bot_id and cl.user_id = c.user_id
+    where c.id = ${consultationId} and c.bot_id = ${botId}`.execute(db)
+  return r.rows[0]
+}
+
+export interface AppealRow {
+  id: number
+  number: number
+  state: string
+  acceptedAt: Date
+  slaMinutes: number
+  dueAt: Date
+  firstResponseAt: Date | null
+  answeredBy: number | null
+  responseBusinessMinutes: number | null
+  inTime: boolean | null
+  breachedAt: Date | null
+}
+
+export async function consultationAppeals(db: Db, consultationId: number): Promise<AppealRow[]> {
+  const r = await sql<AppealRow>`
+    select id, number, state, accepted_at as "acceptedAt", sla_minutes as "slaMinutes", due_at as "dueAt",
+      first_response_at as "firstResponseAt", answered_by as "answeredBy",
+      response_business_minutes as "responseBusinessMinutes", in_time as "inTime", breached_at as "breachedAt"
+    from desk_appeal where consultation_id = ${consultationId} order by number`.execute(db)
+  return r.rows
+}
+
+export interface PaymentRow {
+  id: number
+  createdAt: Date
+  userId: number
+  firstName: string | null
+  lastName: string | null
+  username: string | null
+  kind: string
+  amount: number
+  currency: string
+  orderId: number | null
+  consultationId: number | null
+  tariffCode: string | null
+  title: string | null
+  charge: string
+  refundedAt: Date | null
+  refundedBy: number | null
+  refundSource: string | null
+  refundStartedAt: Date | null
+  refundError: string | null
+}
+
+const PAYMENT_COLUMNS = sql`p.id, p.created_at as "createdAt", p.user_id as "userId", cl.first_name as "firstName",
+  cl.last_name as "lastName", cl.username, p.kind, p.total_amount as amount, p.currency, p.order_id as "orderId",
+  c.id as "consultationId", o.tariff_code as "tariffCode", o.title, p.telegram_payment_charge_id as charge,
+  p.refunded_at as "refundedAt", p.refunded_by as "refundedBy", p.refund_source as "refundSource",
+  p.refund_started_at as "refundStartedAt", p.refund_error as "refundError"`
+const PAYMENT_FROM = sql`payment p
+  left join orders o on o.id = p.order_id
+  left join consultation c on c.order_id = p.order_id
+  left join client cl on cl.bot_id = p.bot_id and cl.user_id = p.user_id`
+
+export interface PaymentFilter {
+  botId: number
+  status?: 'refunded' | 'not-refunded' | undefined
+  consultationId?: number | undefined
+  from?: Date | undefined
+  to?: Date | undefined
+  before?: number | undefined
+  limit: number
+}
+
+export async function listPayments(db: Db, f: PaymentFilter): Promise<PaymentRow[]> {
+  const where: RawBuilder<unknown>[] = [sql`p.bot_id = ${f.botId}`]
+  if (f.status === 'refunded') where.push(sql`p.refunded_at is not null`)
+  if (f.status === 'not-refunded') where.push(sql`p.refunded_at is null`)
+  if (f.consultationId !== undefined) where.push(sql`c.id = ${f.consultationId}`)
+  if (f.from) where.push(sql`p.created_at >= ${f.from}`)
+  if (f.to) where.push(sql`p.created_at < ${f.to}`)
+  if (f.before !== undefined) where.push(sql`p.id < ${f.before}`)
+  const r = await sql<PaymentRow>`select ${PAYMENT_COLUMNS} from ${PAYMENT_FROM}
+    where ${sql.join(where, sql` and `)} order by p.id desc limit ${f.limit}`.execute(db)
+  return r.rows
+}
+
+export async function findPaymentRow(
+  db: Db,
+  botId: number,
+  paymentId: number,
+): Promise<PaymentRow | undefined> {
+  const r = await sql<PaymentRow>`select ${PAYMENT_COLUMNS} from ${PAYMENT_FROM}
+    where p.bot_id = ${botId} and p.id = ${paymentId}`.execute(db)
+  return r.rows[0]
+}
+
+export interface MessageEvent {
+  id: number
+  direction: 'in' | 'out'
+  kind: 'copy' | 'text' | 'note'
+  state: string
+  contentType: string
+  text: string | null
+  noteKey: string | null
+  refusalReason: string | null
+  fromId: number | null
+  at: Date
+}
+
+/** The consultation's messages that are events of its timeline: bot notes and texts, and refused client messages. */
+export async function consultationEvents(db: Db, consultationId: number): Promise<MessageEvent[]> {
+  const r = await sql<MessageEvent>`
+    select id, direction, kind, state, content_type as "contentType",
+      coalesce(content->>'text', content->>'caption') as text, content->>'key' as "noteKey",
+      refusal->>'reason' as "refusalReason", from_id as "fromId", coalesce(sent_at, created_at) as at
+    from desk_message
+    where consultation_id = ${consultationId} and (kind <> 'copy' or state = 'refused')
+    order by id`.execute(db)
+  return r.rows
+}
+
+export interface DraftEvent {
+  id: number
+  state: string
+  requestedBy: number
+  approvedBy: number | null
+  costMinor: number | null
+  createdAt: Date
+  sentAt: Date | null
+}
+
+export async function consultationDrafts(db: Db, consultationId: number): Promise<DraftEvent[]> {
+  const r = await sql<DraftEvent>`
+    select id, state, requested_by as "requestedBy", approved_by as "approvedBy", cost as "costMinor",
+      created_at as "createdAt", sent_at as "sentAt"
+    from draft where consultation_id = ${consultationId} order by id`.execute(db)
+  return r.rows
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// CSV rows. Instants come formatted by PostgreSQL in the desk's zone (ISO 8601 with the offset, e.g.
+// 2026-10-02T12:00:00+03:00): the export's transaction sets its TimeZone, and to_char prints each value in it.
+// Formatting in JavaScript (luxon) cost ~28 µs per instant, over a second for a month of a busy desk.
+
+export interface ExportRange {
+  botId: number
+  from: Date
+  to: Date
+  zone: string
+}
+
+type Iso = string
+
+function inZone<T>(db: Db, zone: string, f: (trx: Trx) => Promise<T>): Promise<T> {
+  return db.transaction().execute(async (trx) => {
+    await sql`select set_config('TimeZone', ${zone}, true)`.execute(trx)
+    return f(trx)
+  })
+}
+
+const at = (column: string) => sql`to_char(${sql.ref(column)}, 'YYYY-MM-DD"T"HH24:MI:SSTZH:TZM')`
+
+export interface PaymentExportRow
+  extends Omit<PaymentRow, 'createdAt' | 'refundedAt' | 'title' | 'refundStartedAt' | 'refundError'> {
+  paidAt: Iso
+  refundedAt: Iso | null
+}
+
+export function paymentRows(db: Db, r: ExportRange): Promise<PaymentExportRow[]> {
+  return inZone(db, r.zone, async (trx) => {
+    const q = await sql<PaymentExportRow>`
+      select p.id, ${at('p.created_at')} as "paidAt", p.user_id as "userId", cl.first_name as "firstName",
+        cl.last_name as "lastName", cl.username, p.kind, p.total_amount as amount, p.currency, p.order_id as "orderId",
+        c.id as "consultationId", o.tariff_code as "tariffCode", p.telegram_payment_charge_id as charge,
+        ${at('p.refunded_at')} as "refundedAt", p.refund_source as "refundSource", p.refunded_by as "refundedBy"
+      from ${PAYMENT_FROM}
+      where p.bot_id = ${r.botId} and p.created_at >= ${r.from} and p.created_at < ${r.to}
+      order by p.created_at, p.id`.execute(trx)
+    return q.rows
+  })
+}
+
+export interface ConsultationExportRow {
+  id: number
+  createdAt: Iso
+  state: string
+  userId: number
+  firstName: string | null
+  lastName: string | null
+  username: string | null
+  tariffCode: string
+  title: string
+  priceStars: number
+  startsAt: Iso | null
+  accessUntil: Iso | null
+  closedAt: Iso | null
+  revokedAt: Iso | null
+  appealsTotal: number
+  appealsUsed: number
+  answeredInTime: number
+  answeredLate: number
+  experts: string
+}
+
+export function consultationRows(db: Db, r: ExportRange): Promise<ConsultationExportRow[]> {
+  return inZone(db, r.zone, async (trx) => {
+    const q = await sql<ConsultationExportRow>`
+      select c.id, ${at('c.created_at')} as "createdAt", c.state, c.user_id as "userId",
+        cl.first_name as "firstName", cl.last_name as "lastName", cl.username, o.tariff_code as "tariffCode",
+        o.title, o.price_stars as "priceStars", ${at('c.starts_at')} as "startsAt",
+        ${at('c.access_until')} as "accessUntil", ${at('c.closed_at')} as "closedAt",
+        ${at('c.revoked_at')} as "revokedAt", o.appeals as "appealsTotal",
+        coalesce(a.used, 0) as "appealsUsed", coalesce(a.in_time, 0) as "answeredInTime",
+        coalesce(a.late, 0) as "answeredLate", coalesce(a.experts, '') as experts
+      from consultation c
+        join orders o on o.id = c.order_id
+        left join client cl on cl.bot_id = c.bot_id and cl.user_id = c.user_id
+        left join lateral (
+          select count(*)::int as used, count(*) filter (where in_time)::int as in_time,
+            count(*) filter (where in_time = false)::int as late,
+            string_agg(distinct answered_by::text, ' ') as experts
+          from desk_appeal where consultation_id = c.id) a on true
+      where c.bot_id = ${r.botId} and c.created_at >= ${r.from} and c.created_at < ${r.to}
+      order by c.created_at, c.id`.execute(trx)
+    return q.rows
+  })
+}
+
+export interface QuestionExportRow {
+  consultationId: number
+  number: number
+  userId: number
+  tariffCode: string
+  state: string
+  acceptedAt: Iso
+  slaMinutes: number
+  dueAt: Iso
+  firstResponseAt: Iso | null
+  answeredBy: number | null
+  responseBusinessMinutes: number | null
+  inTime: boolean | null
+  breachedAt: Iso | null
+}
+
+export function questionRows(db: Db, r: ExportRange): Promise<QuestionExportRow[]> {
+  return inZone(db, r.zone, async (trx) => {
+    const q = await sql<QuestionExportRow>`
+      select a.consultation_id as "consultationId", a.number, c.user_id as "userId", o.tariff_code as "tariffCode",
+        a.state, ${at('a.accepted_at')} as "acceptedAt", a.sla_minutes as "slaMinutes", ${at('a.due_at')} as "dueAt",
+        ${at('a.first_response_at')} as "firstResponseAt", a.answered_by as "answeredBy",
+        a.response_business_minutes as "responseBusinessMinutes", a.in_time as "inTime",
+        ${at('a.breached_at')} as "breachedAt"
+      from desk_appeal a
+        join consultation c on c.id = a.consultation_id
+        join orders o on o.id = c.order_id
+      where a.bot_id = ${r.botId} and a.accepted_at >= ${r.from} and a.accepted_at < ${r.to}
+      order by a.accepted_at, a.id`.execute(trx)
+    return q.rows
+  })
+}

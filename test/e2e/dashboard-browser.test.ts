@@ -1,0 +1,265 @@
+import { existsSync } from 'node:fs'
+import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { buildDashboardWeb } from '../../web/build'
+import { launchHash, signInitData, tamper } from '../support/dashboard'
+import { type DashboardSeed, seedDashboard } from '../support/dashboard-seed'
+import { ADMIN_ID, type DeskWorld, EXPERT_ID, startDeskWorld, TEST_BOT_ID } from '../support/fixtures'
+
+/**
+ * The dashboard in a real browser: Debian's Chromium (headless, driven by playwright-core), a phone-sized screen,
+ * the page built by esbuild and served by the app, opened the way Telegram opens a Mini App (launch parameters in
+ * the URL's hash, initData signed with the desk's bot token) over a seeded month of desk history. One browser for
+ * the file. Screenshots of each page go to test-artifacts/dashboard/ (not committed).
+ */
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
+const TOKEN = `${TEST_BOT_ID}:${'T'.repeat(35)}`
+const ARTIFACTS = path.resolve('test-artifacts/dashboard')
+/** Telegram's night theme, so the page visibly takes its colours from themeParams. */
+const THEME = {
+  bg_color: '#17212b',
+  secondary_bg_color: '#0e1621',
+  section_bg_color: '#17212b',
+  text_color: '#f5f5f5',
+  hint_color: '#708499',
+  link_color: '#6ab3f3',
+  button_color: '#5288c1',
+  button_text_color: '#ffffff',
+  destructive_text_color: '#ec3942',
+}
+
+let w: DeskWorld
+let seed: DashboardSeed
+let webDir: string
+let browser: Browser
+let context: BrowserContext
+let base: string
+
+const initData = (userId: number, lang = 'en') =>
+  signInitData(TOKEN, { user: { id: userId, first_name: 'Ada', language_code: lang } })
+
+async function open(data: string, theme: Record<string, string> = THEME): Promise<Page> {
+  const page = await context.newPage()
+  await page.goto(`${base}/dashboard/test/${launchHash(data, theme)}`)
+  return page
+}
+
+const shot = (page: Page, name: string) =>
+  page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`), fullPage: true })
+
+beforeAll(async () => {
+  if (!existsSync(CHROMIUM))
+    throw new Error(`${CHROMIUM} not found: apt-get install -y chromium (or set CHROMIUM_PATH)`)
+  webDir = await mkdtemp(path.join(tmpdir(), 'cd-web-'))
+  await Promise.all([buildDashboardWeb(webDir), mkdir(ARTIFACTS, { recursive: true })])
+  w = await startDeskWorld({
+    configure: (c) => {
+      c.dashboard.webDir = webDir
+    },
+  })
+  seed = await seedDashboard(w.deps.db, w.t.desk, {
+    admin: ADMIN_ID,
+    expert: EXPERT_ID,
+    user: (init) => w.tg.user(init),
+  })
+  base = `http://127.0.0.1:${w.t.app.httpPort}`
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  })
+  context = await browser.newContext({
+    viewport: { width: 390, height: 844 },
+    deviceScaleFactor: 1,
+    isMobile: true,
+    hasTouch: true,
+    locale: 'en-US',
+    acceptDownloads: true,
+  })
+})
+
+afterAll(async () => {
+  await browser?.close()
+  await w?.stop()
+  if (webDir) await rm(webDir, { recursive: true, force: true })
+})
+
+describe('the dashboard in Chromium', () => {
+  it('overview: every chart is drawn with its data points, in the Telegram theme', async () => {
+    const page = await open(initData(ADMIN_ID))
+    await page.locator('[data-page="overview"] canvas[data-chart="revenue"][data-points]').waitFor()
+    await page.locator('button[data-days="30"].on').waitFor()
+    // Runs in the page (the test's TypeScript has no DOM types).
+    const charts = await page.$$eval('canvas[data-chart]', (cs) =>
+      cs.map((canvas: any) => {
+        const px = canvas.getContext('2d')!.getImageData(0, 0, canvas.width, canvas.height).data
+        let painted = 0
+        for (let i = 3; i < px.length; i += 4) if (px[i]! > 0) painted++
+        return { name: canvas.dataset.chart, points: Number(canvas.dataset.points), painted }
+      }),
+    )
+    expect(charts.map((c) => c.name).sort()).toEqual([
+      'drafts',
+      'experts',
+      'refusals',
+      'revenue',
+      'sla',
+      'states',
+    ])
+    for (const c of charts) {
+      expect(c.points, c.name).toBeGreaterThan(0)
+      expect(c.painted, c.name).toBeGreaterThan(500)
+    }
+    // 30 days x (paid, refunded, net).
+    expect(charts.find((c) => c.name === 'revenue')!.points).toBe(90)
+    const paid = seed.consultations.reduce((a, c) => a + c.price, 0)
+    await expect
+      .poll(() => page.locator('[data-kpi="paid"] .kpi-value').textContent())
+      .toBe(`${paid.toLocaleString('en-GB')} ⭐`)
+    expect(await page.locator('[data-empty="ratings"]').textContent()).toContain('No ratings yet')
+    expect(await page.locator('[data-section="refusals"] canvas').getAttribute('aria-label')).toBe(
+      'Refusals by reason',
+    )
+    const colors = await page.evaluate(() => {
+      const g = globalThis as any
+      return {
+        body: g.getComputedStyle(g.document.body).backgroundColor,
+        tab: g.getComputedStyle(g.document.querySelector('[data-tab="overview"]')).backgroundColor,
+      }
+    })
+    expect(colors).toEqual({ body: 'rgb(14, 22, 33)', tab: 'rgb(82, 136, 193)' })
+    await shot(page, 'overview')
+
+    await page.click('button[data-days="7"]')
+    await page.locator('canvas[data-chart="revenue"][data-points="21"]').waitFor()
+    await page.close()
+  })
+
+  it('consultations: search finds a consultation by a word of its transcript; its page shows it', async () => {
+    const page = await open(initData(ADMIN_ID))
+    await page.click('[data-tab="consultations"]')
+    await page.locator('[data-page="consultations"] li[data-consultation]').first().waitFor()
+    await shot(page, 'consultations')
+    await page.fill('input[name="q"]', seed.searchable.query)
+    await page.click('form.filters button[type="submit"]')
+    const only = page.locator(`li[data-consultation="${seed.searchable.consultationId}"]`)
+    await only.locator('mark').waitFor()
+    await expect.poll(() => page.locator('li[data-consultation]').count()).toBe(1)
+    expect(await only.locator('mark').first().textContent()).toBe('Репликация')
+    await shot(page, 'search')
+
+    await only.locator('button').click()
+    await page.locator('[data-page="consultation"] [data-section="transcript"] pre').waitFor()
+    expect(await page.locator('[data-section="transcript"] pre').textContent()).toContain(
+      'Репликация базы данных PostgreSQL',
+    )
+    expect(await page.locator('[data-section="timeline"] li[data-event="answer"]').count()).toBe(2)
+    await shot(page, 'consultation')
+    await page.close()
+  })
+
+  it('payments: the CSV downloads with the expected rows', async () => {
+    const page = await open(initData(ADMIN_ID))
+    await page.click('[data-tab="payments"]')
+    await page.locator('[data-page="payments"] li[data-payment]').first().waitFor()
+    await page.selectOption('select[name="export-days"]', '30')
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.click('button[data-export="payments"]'),
+    ])
+    expect(download.suggestedFilename()).toMatch(/^test-payments-.*\.csv$/)
+    const csv = (await readFile((await download.path())!, 'utf8')).replace(/^\uFEFF/, '')
+    const lines = csv.trimEnd().split('\r\n')
+    expect(lines[0]!.startsWith('payment_id,paid_at,user_id,first_name')).toBe(true)
+    expect(lines).toHaveLength(1 + seed.consultations.length)
+    expect(
+      lines
+        .slice(1)
+        .map((l) => Number(l.split(',')[0]))
+        .sort((a, b) => a - b),
+    ).toEqual(seed.consultations.map((c) => c.paymentId).sort((a, b) => a - b))
+    expect(csv).toContain('Смирнова')
+    await shot(page, 'payments')
+    await page.close()
+  })
+
+  it('a refund goes through after the confirmation and shows in the list', async () => {
+    const target = seed.refundable
+    const page = await open(initData(ADMIN_ID))
+    await page.click('[data-tab="payments"]')
+    const row = page.locator(`li[data-payment="${target.paymentId}"]`)
+    await row.waitFor()
+    expect(await row.getAttribute('data-refunded')).toBe('no')
+    await row.locator('button[data-action="refund"]').click()
+    const confirm = row.locator(`[data-confirm="${target.paymentId}"]`)
+    await confirm.waitFor()
+    expect(await confirm.textContent()).toContain(`Refund payment #${target.paymentId}: ${target.price} ⭐`)
+    await shot(page, 'refund-confirm')
+    // Nothing happens until it is confirmed.
+    expect(w.tg.callsTo('refundStarPayment')).toHaveLength(0)
+    await row.locator('button[data-action="refund-yes"]').click()
+    await row.locator('[data-refund-message]').waitFor()
+    expect(await row.locator('[data-refund-message]').textContent()).toBe(
+      `Refunded: payment #${target.paymentId}.`,
+    )
+    await page
+      .locator(`li[data-payment="${target.paymentId}"][data-refunded="yes"] [data-status="refunded"]`)
+      .waitFor()
+    expect(w.tg.callsTo('refundStarPayment', { telegram_payment_charge_id: target.charge })).toHaveLength(1)
+    await page.click('.segmented button:nth-child(3)')
+    await page.locator(`li[data-payment="${target.paymentId}"]`).waitFor()
+    await shot(page, 'refunded')
+    await page.close()
+  })
+
+  it('forged launch data: "not authorised", and the API answered nothing but the status', async () => {
+    const forged = tamper(initData(EXPERT_ID), 'user', JSON.stringify({ id: ADMIN_ID, language_code: 'en' }))
+    const page = await context.newPage()
+    const answers: { url: string; status: number; body: string }[] = []
+    page.on('response', async (r) => {
+      if (r.url().includes('/api/')) answers.push({ url: r.url(), status: r.status(), body: await r.text() })
+    })
+    await page.goto(`${base}/dashboard/test/${launchHash(forged, THEME)}`)
+    await page.locator('[data-denied="401"]').waitFor()
+    expect(await page.locator('h1').textContent()).toBe('Not authorised')
+    await expect.poll(() => answers.length).toBeGreaterThan(0)
+    expect(answers.every((a) => a.status === 401 && a.body === '{"error":"unauthorized"}')).toBe(true)
+    const text = (await page.locator('body').textContent()) ?? ''
+    expect(text).not.toMatch(/⭐|Анна|anna_s|#\d/)
+    await shot(page, 'not-authorised')
+    await page.close()
+  })
+
+  it('in Russian for a Russian-speaking expert, who sees their own figures only', async () => {
+    const page = await open(initData(EXPERT_ID, 'ru'))
+    await page.locator('canvas[data-chart="sla"][data-points]').waitFor()
+    expect(await page.locator('[data-tab="overview"]').textContent()).toBe('Обзор')
+    expect(await page.locator('[data-tab="payments"]').count()).toBe(0)
+    expect(await page.locator('canvas[data-chart="revenue"]').count()).toBe(0)
+    await shot(page, 'expert-ru')
+    await page.close()
+  })
+
+  it('the page is served without login and carries no data', async () => {
+    const r = await fetch(`${base}/dashboard/test/`)
+    expect(r.status).toBe(200)
+    expect(r.headers.get('content-security-policy')).toContain("default-src 'self'")
+    expect(await r.text()).not.toMatch(/Анна|anna_s|seed-charge/)
+    expect((await fetch(`${base}/dashboard/test`, { redirect: 'manual' })).headers.get('location')).toBe(
+      'test/',
+    )
+  })
+})

@@ -1,0 +1,101 @@
+import {
+  BarController,
+  BarElement,
+  CategoryScale,
+  Chart,
+  type ChartConfiguration,
+  Legend,
+  LinearScale,
+  LineController,
+  LineElement,
+  PointElement,
+  Tooltip,
+} from 'chart.js'
+import { useEffect, useRef } from 'preact/hooks'
+
+Chart.register(
+  BarController,
+  BarElement,
+  LineController,
+  LineElement,
+  PointElement,
+  CategoryScale,
+  LinearScale,
+  Tooltip,
+  Legend,
+)
+
+/** Colours of the charts, from the Telegram theme (CSS variables set by main.tsx). */
+export interface Palette {
+  text: string
+  hint: string
+  grid: string
+  accent: string
+  good: string
+  bad: string
+  warn: string
+  muted: string
+}
+
+export function palette(): Palette {
+  const css = getComputedStyle(document.documentElement)
+  const v = (name: string, fallback: string) => css.getPropertyValue(name).trim() || fallback
+  return {
+    text: v('--tg-text', '#000000'),
+    hint: v('--tg-hint', '#999999'),
+    grid: v('--tg-grid', 'rgba(127,127,127,0.2)'),
+    accent: v('--tg-button', '#2481cc'),
+    good: '#31a24c',
+    bad: v('--tg-destructive', '#e53935'),
+    warn: '#f0a020',
+    muted: v('--tg-hint', '#999999'),
+  }
+}
+
+/**
+ * One Chart.js chart on a canvas. Drawn without animation (what the page shows is final at once, in a screenshot
+ * too); the number of drawn elements is put on the canvas as data-points, so a test can tell an empty canvas from a
+ * chart with its bars and points.
+ */
+export function ChartBox(props: {
+  name: string
+  label: string
+  config: ChartConfiguration
+  height?: number
+}) {
+  const ref = useRef<HTMLCanvasElement>(null)
+  useEffect(() => {
+    const canvas = ref.current
+    if (!canvas) return
+    const p = palette()
+    const base = props.config
+    const chart = new Chart(canvas, {
+      ...base,
+      options: {
+        ...base.options,
+        animation: false,
+        responsive: true,
+        maintainAspectRatio: false,
+        color: p.text,
+        plugins: {
+          ...base.options?.plugins,
+          legend: { labels: { color: p.text, boxWidth: 12 }, ...base.options?.plugins?.legend },
+        },
+      },
+    } as ChartConfiguration)
+    const points = chart.data.datasets.reduce((n, _d, i) => n + chart.getDatasetMeta(i).data.length, 0)
+    canvas.dataset.points = String(points)
+    return () => chart.destroy()
+  }, [props.config])
+  return (
+    <div class="chart" style={{ height: `${props.height ?? 220}px` }}>
+      <canvas ref={ref} data-chart={props.name} role="img" aria-label={props.label} />
+    </div>
+  )
+}
+
+/** Axes coloured for the theme. */
+export function axes(p: Palette, extra: Record<string, unknown> = {}) {
+  const axis = { ticks: { color: p.hint }, grid: { color: p.grid } }
+  return { x: { ...axis }, y: { ...axis, beginAtZero: true }, ...extra }
+}

@@ -1,0 +1,50 @@
+import type { ClientDto, MeDto } from '../../src/dashboard/dashboard.model'
+import type { Lang, T } from './i18n'
+
+/** Instants in the desk's zone (the server sends UTC), numbers and names as staff read them. */
+
+const locale = (lang: Lang) => (lang === 'ru' ? 'ru-RU' : 'en-GB')
+
+export function formatAt(iso: string | null, zone: string, lang: Lang): string {
+  if (!iso) return '—'
+  return new Intl.DateTimeFormat(locale(lang), {
+    timeZone: zone,
+    day: 'numeric',
+    month: 'short',
+    hour: '2-digit',
+    minute: '2-digit',
+  }).format(new Date(iso))
+}
+
+/** A desk-local calendar day (YYYY-MM-DD) as "2 Oct". */
+export function formatDay(day: string, lang: Lang): string {
+  const [y, m, d] = day.split('-').map(Number)
+  return new Intl.DateTimeFormat(locale(lang), { timeZone: 'UTC', day: 'numeric', month: 'short' }).format(
+    new Date(Date.UTC(y!, m! - 1, d!)),
+  )
+}
+
+export function formatNumber(n: number, lang: Lang, digits = 0): string {
+  return new Intl.NumberFormat(locale(lang), { maximumFractionDigits: digits }).format(n)
+}
+
+export function formatMoney(minor: number, llm: MeDto['llm'], lang: Lang): string {
+  const major = minor / llm.minorUnitsPerMajor
+  try {
+    return new Intl.NumberFormat(locale(lang), { style: 'currency', currency: llm.currency }).format(major)
+  } catch {
+    return `${formatNumber(major, lang, 2)} ${llm.currency}`
+  }
+}
+
+export function clientName(c: ClientDto): string {
+  const name = [c.firstName, c.lastName].filter(Boolean).join(' ')
+  return [name || `id ${c.id}`, c.username ? `@${c.username}` : ''].filter(Boolean).join(' ')
+}
+
+export function staffName(me: MeDto, t: T, id: number | null): string {
+  if (id === null) return '—'
+  if (id === me.user.id) return t('who-you')
+  const role = me.staff.find((s) => s.id === id)?.role
+  return t(role === 'admin' ? 'who-admin' : role === 'expert' ? 'who-expert' : 'who-other', { id })
+}
