@@ -9,6 +9,8 @@ export type OrderState =
   | 'closed'
   | 'cancelled'
   | 'refunded'
+/** What an order buys (migration 2026-12-01T0050); features that sell something else add their kind here. */
+export type OrderKind = 'consultation'
 export type ConsultationState = 'waiting' | 'active' | 'closed' | 'revoked'
 export type StartMode = TariffConfig['startMode']
 export type BreachPolicy = TariffConfig['breachPolicy']
@@ -23,6 +25,7 @@ export interface OrderTables {
     id: Generated<number>
     bot_id: number
     user_id: number
+    kind: Generated<OrderKind>
     tariff_code: string
     title: string
     price_stars: number
