@@ -11,7 +11,15 @@ export interface DbHandle {
 
 export function createDb(connectionString: string, max = 10): DbHandle {
   installPgTypeParsers()
-  const pool = new pg.Pool({ connectionString, max, application_name: 'consult-desk' })
+  // A connection attempt to an unreachable server fails after 10 s instead of hanging (pg's default waits forever),
+  // and TCP keepalive notices a connection that died without a word.
+  const pool = new pg.Pool({
+    connectionString,
+    max,
+    application_name: 'consult-desk',
+    connectionTimeoutMillis: 10_000,
+    keepAlive: true,
+  })
   // An idle client's error (server restart) must not crash the process; the next checkout reconnects.
   pool.on('error', () => {})
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) })

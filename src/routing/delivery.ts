@@ -27,7 +27,7 @@ import {
   retryAfterSeconds,
   shortError,
 } from './errors'
-import { claimLane, releaseLane } from './lanes'
+import { claimLane, LEASE_SECONDS, releaseLane } from './lanes'
 import {
   correspondingMessage,
   type Item,
@@ -46,7 +46,7 @@ import {
 import { activeRoute, type Route } from './routes.repository'
 import { wakeLane, wakeLaneLater } from './routing.jobs'
 import type { Direction } from './routing.tables'
-import { createTopic, postCard, postSummary, refreshCard, refreshTitle, retireTopic } from './topics'
+import { createTopic, pinCard, postCard, postSummary, refreshCard, refreshTitle, retireTopic } from './topics'
 
 /**
  * The lanes: the only code that sends a consultation's items to Telegram.
@@ -78,7 +78,7 @@ const MAX_ITEMS_PER_ROUND = 50
 const MAX_ROUND_MS = 45_000
 const MAX_ROUNDS = 3
 /** A live holder renews its lease this often (LEASE_SECONDS is the deadline). */
-const HEARTBEAT_MS = 20_000
+const HEARTBEAT_MS = 5_000
 const MAX_BAD_REQUESTS = 3
 const MAX_TOPIC_RECOVERIES = 3
 export const RECEIPT_REACTION = '👀'
@@ -97,9 +97,13 @@ export class TopicSetupError extends Error {
   }
 }
 
-/** The lease with a heartbeat: lost = another worker may have the lane now, so stop before the next send. */
+/**
+ * The lease with a heartbeat: lost = another worker may have the lane now, so stop before the next send. A lease
+ * not renewed for most of its length (the database was away) counts as lost too: it may have run out.
+ */
 class Lease {
   private timer: ReturnType<typeof setInterval> | undefined
+  private renewedAt = 0
   lost = false
   constructor(
     private readonly deps: Deps,
@@ -108,13 +112,16 @@ class Lease {
     readonly token = randomUUID(),
   ) {}
 
-  claim(): Promise<boolean> {
-    return claimLane(this.deps.db, this.consultationId, this.dir, this.token)
+  async claim(): Promise<boolean> {
+    const at = Date.now()
+    const ok = await claimLane(this.deps.db, this.consultationId, this.dir, this.token)
+    if (ok) this.renewedAt = at
+    return ok
   }
 
   start(): void {
     this.timer = setInterval(() => {
-      claimLane(this.deps.db, this.consultationId, this.dir, this.token)
+      this.claim()
         .then((ok) => {
           if (!ok) this.lost = true
         })
@@ -130,6 +137,7 @@ class Lease {
   }
 
   check(): void {
+    if (Date.now() - this.renewedAt > LEASE_SECONDS * 1000 - HEARTBEAT_MS) this.lost = true
     if (this.lost) throw new Error(`lane ${this.dir} of consultation ${this.consultationId}: lease lost`)
   }
 }
@@ -172,7 +180,12 @@ export async function laneHasWork(deps: Deps, consultationId: number, dir: Direc
   if (!dc) return false
   if (dc.card_dirty || dc.title_dirty) return true
   const route = await activeRoute(deps.db, consultationId)
-  if (route) return route.card_message_id === null || route.summary_pending
+  if (route)
+    return (
+      route.card_message_id === null ||
+      route.card_pinned_message_id !== route.card_message_id ||
+      route.summary_pending
+    )
   if (!dc.topic_wanted) return false
   const v = await consultationView(deps.db, consultationId)
   return v?.state === 'active'
@@ -268,6 +281,8 @@ class LaneRun {
       if (!this.route) this.route = await activeRoute(this.db, this.v.id)
       if (!this.route) this.route = await createTopic(this.deps, this.desk, this.api, this.v)
       if (this.route.card_message_id === null) await postCard(this.deps, this.desk, this.api, this.route)
+      else if (this.route.card_pinned_message_id !== this.route.card_message_id)
+        await pinCard(this.deps, this.desk, this.api, this.route)
       if (this.route.summary_pending) await postSummary(this.deps, this.desk, this.api, this.route)
       return this.route
     } catch (err) {

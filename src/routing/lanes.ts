@@ -9,10 +9,11 @@ import type { Direction } from './routing.tables'
  * processes, without a transaction held open over a Telegram call.
  *
  * The lease is a row update with a deadline: a holder that dies simply lets it run out. LEASE_SECONDS is shorter
- * than the delivery queues' job expiry, so the job of a crashed holder is retried after its lease has lapsed; the
- * holder renews it on a heartbeat, so a long drain (throttled sends, retry_after waits) never loses it while alive.
+ * than the time after which a dead worker's job is released (DEAD_AFTER_SECONDS, src/jobs/liveness.ts) and than the
+ * delivery queues' job expiry, so the job of a crashed holder is retried after its lease has lapsed; the holder
+ * renews it every few seconds, so a long drain (throttled sends, retry_after waits) never loses it while alive.
  */
-export const LEASE_SECONDS = 60
+export const LEASE_SECONDS = 15
 
 const COLUMNS = {
   in: { lease: 'in_lease', until: 'in_lease_until' },

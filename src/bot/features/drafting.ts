@@ -13,7 +13,6 @@ import {
   startEdit,
   unknownDrafts,
 } from '../../drafting/drafting.service'
-import { errorSummary } from '../../jobs/jobs'
 import { findRouteByThread } from '../../routing/routes.repository'
 import { notify } from '../../telegram/notify'
 import type { BotContext } from '../context'
@@ -62,33 +61,25 @@ group.on('message', async (ctx, next) => {
     const route = await findRouteByThread(ctx.deps.db, ctx.desk.botId, m.chat.id, m.message_thread_id!)
     if (!route) return
     const { model, instruction } = parseDraftArgs(cmd.args)
-    try {
-      const r = await requestDraft(ctx.deps, ctx.desk, {
-        consultationId: route.consultation_id,
-        staffId: who.id,
-        source: 'command',
-        chatId: m.chat.id,
-        messageId: m.message_id,
-        model,
-        instruction,
-      })
-      ctx.log.info(
-        {
-          consultation: route.consultation_id,
-          status: r.status,
-          ...('refusal' in r ? { reason: r.refusal.reason } : {}),
-        },
-        'draft requested',
-      )
-    } catch (err) {
-      // The database failed: nothing was reserved or queued, and the outbox lives there too; answer directly.
-      ctx.log.error({ err: errorSummary(err) }, 'draft request failed')
-      await ctx
-        .reply(ctx.deps.i18n.t(ctx.desk.defaultLanguage, 'drafting-unavailable'), {
-          message_thread_id: m.message_thread_id,
-        })
-        .catch(() => {})
-    }
+    // A database failure goes up to the inbox, which runs the command again later (nothing was reserved or
+    // queued); the expert is not asked to repeat it.
+    const r = await requestDraft(ctx.deps, ctx.desk, {
+      consultationId: route.consultation_id,
+      staffId: who.id,
+      source: 'command',
+      chatId: m.chat.id,
+      messageId: m.message_id,
+      model,
+      instruction,
+    })
+    ctx.log.info(
+      {
+        consultation: route.consultation_id,
+        status: r.status,
+        ...('refusal' in r ? { reason: r.refusal.reason } : {}),
+      },
+      'draft requested',
+    )
     return
   }
   // A staff member's text while they edit a draft: the draft's next version, not a message to the client.
