@@ -44,7 +44,9 @@ export function createIntake(
     connectionTimeoutMillis: 10_000,
     keepAlive: true,
   })
+  // Connection errors of idle and checked-out clients alike reach the query that runs next (see src/db/pool.ts).
   bookkeeping.on('error', () => {})
+  bookkeeping.on('connect', (client) => client.on('error', () => {}))
   for (const bot of bots.values()) bot.api.config.use(expiredButtonAnswers)
   const handlers = new Map([...bots].map(([id, bot]) => [id, (u: Update) => bot.handleUpdate(u)]))
   const processor = new InboxProcessor(deps, bookkeeping, handlers, opts)

@@ -63,9 +63,18 @@ export class Jobs {
       keepAlive: true,
     } as PgBoss.ConstructorOptions)
     const jobs = new Jobs(boss, queues, log, connectionString)
-    boss.on('error', (e) =>
-      log.error({ err: { message: e.message, code: (e as any).code } }, 'pg-boss error'),
-    )
+    // While the database is away every worker's fetch fails twice a second: one line, then a count every 10 s.
+    let quietUntil = 0
+    let suppressed = 0
+    boss.on('error', (e) => {
+      if (Date.now() < quietUntil) {
+        suppressed++
+        return
+      }
+      log.error({ err: { message: e.message, code: (e as any).code }, suppressed }, 'pg-boss error')
+      quietUntil = Date.now() + 10_000
+      suppressed = 0
+    })
     return jobs
   }
 

@@ -8,13 +8,11 @@ import { errorSummary, type Jobs } from './jobs'
 /** A process writes its heartbeat this often. */
 export const BEAT_SECONDS = 5
 /**
- * A process whose heartbeat is older than this is dead, and the jobs it held go back to their queues. Four missed
+ * A process whose heartbeat is older than this is dead, and the jobs it held go back to their queues. Three missed
  * beats: a slow statement or a GC pause is not a death. It is also longer than a delivery lane's lease
  * (src/routing/lanes.ts), so a job released here finds the dead holder's lane free.
  */
-export const DEAD_AFTER_SECONDS = 20
-/** How often a worker process looks for such jobs (one process at a time scans, under an advisory lock). */
-const REAP_EVERY_BEATS = 2
+export const DEAD_AFTER_SECONDS = 15
 
 /**
  * Heartbeats, and early release of a dead worker's jobs.
@@ -24,7 +22,8 @@ const REAP_EVERY_BEATS = 2
  * pg-boss's maintenance notices. Instead, every process records a heartbeat in app_instance every BEAT_SECONDS,
  * listing the jobs its handlers are working on (Jobs.active). A job that has been active for DEAD_AFTER_SECONDS and
  * that no live process lists is orphaned: it is failed through pg-boss's own `fail` (a retry with the queue's
- * delay, counted like any failure). That also covers a job whose handler finished while the database was away and
+ * delay, counted like any failure). Worker processes look for such jobs at every beat, one at a time (an advisory
+ * lock): the scan reads pg-boss's active jobs, as its own expiry check does. That also covers a job whose handler finished while the database was away and
  * whose completion pg-boss could not record.
  *
  * A process only judges others after its own heartbeat has been succeeding for DEAD_AFTER_SECONDS: after a
@@ -39,7 +38,6 @@ export class Liveness {
   readonly id = randomUUID()
   private timer: ReturnType<typeof setInterval> | undefined
   private busy = false
-  private beats = 0
   private healthySince = Date.now()
 
   constructor(
@@ -71,7 +69,7 @@ export class Liveness {
     try {
       await this.beat()
       const steady = Date.now() - this.healthySince >= DEAD_AFTER_SECONDS * 1000
-      if (this.opts.reap && steady && this.beats % REAP_EVERY_BEATS === 0) await this.reap()
+      if (this.opts.reap && steady) await this.reap()
     } catch (err) {
       this.healthySince = Date.now()
       this.log.debug({ err: errorSummary(err) }, 'heartbeat failed')
@@ -86,7 +84,6 @@ export class Liveness {
       insert into app_instance (id, role, host, pid, active_jobs)
         values (${this.id}, ${this.opts.role}, ${os.hostname()}, ${process.pid}, ${active}::uuid[])
         on conflict (id) do update set beat_at = now(), active_jobs = excluded.active_jobs`.execute(this.db)
-    this.beats++
   }
 
   /** Fails (= retries) active jobs no live process holds; returns how many. One process scans at a time. */

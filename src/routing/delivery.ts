@@ -78,7 +78,7 @@ const MAX_ITEMS_PER_ROUND = 50
 const MAX_ROUND_MS = 45_000
 const MAX_ROUNDS = 3
 /** A live holder renews its lease this often (LEASE_SECONDS is the deadline). */
-const HEARTBEAT_MS = 5_000
+const HEARTBEAT_MS = 4_000
 const MAX_BAD_REQUESTS = 3
 const MAX_TOPIC_RECOVERIES = 3
 export const RECEIPT_REACTION = '👀'

@@ -13,7 +13,7 @@ import type { Direction } from './routing.tables'
  * delivery queues' job expiry, so the job of a crashed holder is retried after its lease has lapsed; the holder
  * renews it every few seconds, so a long drain (throttled sends, retry_after waits) never loses it while alive.
  */
-export const LEASE_SECONDS = 15
+export const LEASE_SECONDS = 12
 
 const COLUMNS = {
   in: { lease: 'in_lease', until: 'in_lease_until' },
