@@ -5,7 +5,6 @@ import { termsHash } from '../../src/orders/orders.service'
 import { TEST_BOT_ID } from '../support/app'
 import type { UpdateDraft } from '../support/bot-api'
 import {
-  type AppProcess,
   configFile,
   health,
   isRunning,
