@@ -26,8 +26,8 @@ export const DEAD_AFTER_SECONDS = 15
  * lock): the scan reads pg-boss's active jobs, as its own expiry check does. That also covers a job whose handler finished while the database was away and
  * whose completion pg-boss could not record.
  *
- * A process only judges others after its own heartbeat has been succeeding for DEAD_AFTER_SECONDS: after a
- * database outage every heartbeat is old, and the live processes need that long to beat again. Handlers are
+ * A process only judges others after its own heartbeat has been succeeding for DEAD_AFTER_SECONDS since its last
+ * failure: after a database outage every heartbeat is old, and the live processes need that long to beat again. Handlers are
  * idempotent, so the rare wrong call (a process that comes back just after being judged) costs a duplicate run,
  * never a lost job. Processes of a version without heartbeats would have their long jobs released too: deploy
  * this to every process at once.
@@ -38,7 +38,12 @@ export class Liveness {
   readonly id = randomUUID()
   private timer: ReturnType<typeof setInterval> | undefined
   private busy = false
-  private healthySince = Date.now()
+  /**
+   * Since when this process's heartbeats have been succeeding. A process that just started found the database up
+   * (it ran its migrations), so it may judge others from its first tick: a worker started to replace a dead one
+   * releases the dead one's jobs at once.
+   */
+  private healthySince = Date.now() - DEAD_AFTER_SECONDS * 1000
 
   constructor(
     private readonly db: Db,
