@@ -41,20 +41,27 @@ export async function up(db: Kysely<any>): Promise<void> {
     create index inbox_update_pending on inbox_update (bot_id, chat_key, update_id)
       where state = 'pending'`.execute(db)
 
-  // Takes work for a processor: first marks what it finished as done, then (a second statement, so it sees those
-  // marks) leases up to p_limit heads - the oldest pending update of chats whose head is neither leased by a live
-  // holder nor waiting out a backoff - payments first. SKIP LOCKED: two processors never take the same head, and
-  // a chat's next update is no head while the one before it is pending, so one chat is never handled twice at once.
-  // Marks and leases are bookkeeping: losing the last ones in a server crash makes an update handled again, which
-  // every handler tolerates (that is why the processor may commit them asynchronously).
+  // Takes work for a processor. First it marks what the processor finished as done; then (later statements, so
+  // they see those marks) it leases up to p_limit chat heads - updates with no earlier pending update of their chat,
+  // neither leased by a live holder nor waiting out a backoff - payments first:
+  //  1. among the candidates the processor names (the updates it stored itself, payments first), in that order:
+  //     primary-key look-ups and one probe of the chat's queue each, the path almost every update takes;
+  //  2. when p_scan is set (a processor does it a couple of times a second), among every chat's head: what other
+  //     processes stored, what a dead processor held, retries that came due.
+  // SKIP LOCKED: two processors never take the same update; and an update is no head while an earlier one of its
+  // chat is pending, so one chat is never handled twice at once. Marks and leases are bookkeeping: losing the last
+  // ones in a server crash makes an update handled again, which every handler tolerates (so the processor may
+  // commit them asynchronously).
   await sql`
     create function inbox_take(
-      p_owner text, p_done_bots bigint[], p_done_ids bigint[], p_bots bigint[], p_limit integer,
-      p_lease_seconds integer)
+      p_owner text, p_done_bots bigint[], p_done_ids bigint[], p_cand_bots bigint[], p_cand_ids bigint[],
+      p_scan boolean, p_bots bigint[], p_limit integer, p_lease_seconds integer)
     returns table (bot_id bigint, update_id bigint, payload json, kind text, attempts integer, tries integer,
                    received_at timestamptz)
     language plpgsql as $$
     #variable_conflict use_column
+    declare
+      taken integer := 0;
     begin
       if cardinality(p_done_ids) > 0 then
         update inbox_update u
@@ -63,6 +70,34 @@ export async function up(db: Kysely<any>): Promise<void> {
           where u.bot_id = d.b and u.update_id = d.i and u.lease_owner = p_owner and u.state = 'pending';
       end if;
       if p_limit <= 0 then
+        return;
+      end if;
+      if cardinality(p_cand_ids) > 0 then
+        return query
+          with picked as (
+            select c.bot_id, c.update_id
+              from unnest(p_cand_bots, p_cand_ids) with ordinality as k (b, i, n)
+              join inbox_update c on c.bot_id = k.b and c.update_id = k.i
+              where c.state = 'pending' and c.next_attempt_at <= clock_timestamp()
+                and (c.lease_until is null or c.lease_until < clock_timestamp())
+                and not exists (
+                  select 1 from inbox_update e
+                    where e.bot_id = c.bot_id and e.chat_key = c.chat_key and e.state = 'pending'
+                      and e.update_id < c.update_id)
+              -- In the order given (the processor puts payments first): no sort, so the look-ups stop at the limit.
+              order by k.n
+              limit p_limit
+              for update of c skip locked
+          )
+          update inbox_update u
+            set lease_owner = p_owner, lease_until = clock_timestamp() + make_interval(secs => p_lease_seconds),
+                tries = u.tries + 1
+            from picked
+            where u.bot_id = picked.bot_id and u.update_id = picked.update_id
+            returning u.bot_id, u.update_id, u.payload, u.kind, u.attempts, u.tries, u.received_at;
+        get diagnostics taken = row_count;
+      end if;
+      if not p_scan or taken >= p_limit then
         return;
       end if;
       return query
@@ -77,7 +112,7 @@ export async function up(db: Kysely<any>): Promise<void> {
             where c.state = 'pending' and c.next_attempt_at <= clock_timestamp()
               and (c.lease_until is null or c.lease_until < clock_timestamp())
             order by c.priority, c.received_at, c.update_id
-            limit p_limit
+            limit p_limit - taken
             for update of c skip locked
         )
         update inbox_update u

@@ -45,19 +45,34 @@ export async function storeUpdates(pool: pg.Pool, botId: number, updates: readon
   })
 }
 
-/** Marks `done` as handled, then leases up to `limit` chat heads for `owner` (see inbox_take). */
+/**
+ * Marks `done` as handled, then leases up to `limit` chat heads for `owner`: among `candidates` first, then, when
+ * `scan` is set, among all pending chats (see inbox_take).
+ */
 export async function takeUpdates(
   pool: pg.Pool,
   owner: string,
   done: readonly UpdateRef[],
+  candidates: readonly UpdateRef[],
+  scan: boolean,
   botIds: readonly number[],
   limit: number,
   leaseSeconds: number,
 ): Promise<InboxRow[]> {
   const r = await pool.query<InboxRow>({
     name: 'inbox_take',
-    text: 'select * from inbox_take($1, $2::bigint[], $3::bigint[], $4::bigint[], $5, $6)',
-    values: [owner, done.map((d) => d.botId), done.map((d) => d.updateId), botIds, limit, leaseSeconds],
+    text: 'select * from inbox_take($1, $2::bigint[], $3::bigint[], $4::bigint[], $5::bigint[], $6, $7::bigint[], $8, $9)',
+    values: [
+      owner,
+      done.map((d) => d.botId),
+      done.map((d) => d.updateId),
+      candidates.map((d) => d.botId),
+      candidates.map((d) => d.updateId),
+      scan,
+      botIds,
+      limit,
+      leaseSeconds,
+    ],
   })
   return r.rows
 }

@@ -8,6 +8,7 @@ import { errorSummary } from '../jobs/jobs'
 import type { Readiness } from '../readiness'
 import type { RouteHandler } from '../server/http'
 import { storeUpdates } from './inbox.repository'
+import { inboxKeys } from './keys'
 import { UpdatePoller } from './poller'
 import { InboxProcessor, type ProcessorOptions } from './processor'
 import { webhookHandler } from './webhook'
@@ -57,7 +58,7 @@ export function createIntake(
     const desk = deps.desk(botId)
     const store = async (updates: Update[]) => {
       await storeUpdates(deps.pool, botId, updates)
-      processor.nudge()
+      processor.offer(updates.map((u) => ({ botId, updateId: u.update_id, priority: inboxKeys(u).priority })))
     }
     if (config.mode === 'webhook')
       webhooks.set(
@@ -71,7 +72,6 @@ export function createIntake(
           desk.slug,
           {
             store,
-            stored: () => processor.nudge(),
             answerNow: (u) => {
               bot
                 .handleUpdate(u)

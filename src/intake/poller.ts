@@ -16,8 +16,6 @@ export interface PollerHooks {
   store(updates: Update[]): Promise<void>
   /** Handles an update at once, without storing it (pre-checkout queries: see src/intake/README.md). */
   answerNow(update: Update): void
-  /** Called after a batch was stored. */
-  stored(): void
 }
 
 /**
@@ -80,7 +78,6 @@ export class UpdatePoller {
       }
       if (!(await this.storeUntilStored(rest))) break
       this.offset = updates[updates.length - 1]!.update_id + 1
-      this.hooks.stored()
     }
     // Confirm what is stored, so the next start does not fetch it again (it would change nothing if it did).
     if (this.offset > 0)

@@ -16,10 +16,11 @@ import {
   takeUpdates,
   type UpdateRef,
 } from './inbox.repository'
+import { PRIORITY_PAYMENT } from './keys'
 import { isTransient } from './transient'
 
 /** Updates handled at once by one process (different chats; one chat is never handled twice at once). */
-export const CONCURRENCY = 16
+export const CONCURRENCY = 32
 /**
  * A taken update's lease. The holder renews it every LEASE_SECONDS / 4 while the handler runs, so only a dead (or
  * cut off) holder lets it run out; another process then takes the update. Short, so a crash delays a chat's
@@ -34,8 +35,14 @@ export const MAX_ATTEMPTS = 5
  * long needs a person more than another try.
  */
 export const MAX_TRANSIENT_AGE_MS = 24 * 3600 * 1000
-/** With nothing nudging it, a processor looks for work this often (another process's updates, retries due). */
+/**
+ * A processor scans every chat's queue this often (what other processes stored, what a dead processor held,
+ * retries that came due); between scans it takes what it was offered (what it stored itself, see inbox_take).
+ */
 const POLL_MS = 500
+/** An offered update not taken by then is left to the scans (another process took it, or its chat is stuck). */
+const CANDIDATE_MS = 5000
+const MAX_CANDIDATES = 500
 
 export type UpdateHandler = (update: Update) => Promise<void>
 
@@ -66,6 +73,9 @@ export class InboxProcessor {
   private readonly backoffScale: number
   private readonly inflight = new Map<string, InboxRow>()
   private finished: UpdateRef[] = []
+  /** Updates this process stored, to be taken by key as soon as they are their chat's head. */
+  private candidates: { ref: UpdateRef; at: number }[] = []
+  private lastScan = 0
   private wanted = true
   private stopping = false
   private waker: (() => void) | undefined
@@ -92,7 +102,19 @@ export class InboxProcessor {
     this.renewTimer.unref()
   }
 
-  /** New updates were stored: look now instead of at the next poll. */
+  /**
+   * New updates were stored by this process: take them by key, now instead of at the next scan. Payments go to the
+   * front (the take follows this order).
+   */
+  offer(refs: readonly (UpdateRef & { priority: number })[]): void {
+    const at = Date.now()
+    for (const ref of refs)
+      if (ref.priority === PRIORITY_PAYMENT) this.candidates.unshift({ ref, at })
+      else this.candidates.push({ ref, at })
+    this.nudge()
+  }
+
+  /** Look now instead of at the next scan. */
   nudge(): void {
     this.wanted = true
     this.waker?.()
@@ -109,7 +131,7 @@ export class InboxProcessor {
     if (this.renewTimer) clearInterval(this.renewTimer)
     const done = this.finished.splice(0)
     const ids = [...this.handlers.keys()]
-    await takeUpdates(this.bookkeeping, this.owner, done, ids, 0, this.lease).catch(() => {})
+    await takeUpdates(this.bookkeeping, this.owner, done, [], false, ids, 0, this.lease).catch(() => {})
     await dropLeases(this.bookkeeping, this.owner, [...this.inflight.values()].map(refOf)).catch(() => {})
   }
 
@@ -118,13 +140,27 @@ export class InboxProcessor {
     let backoff = 0
     while (!this.stopping) {
       const free = this.concurrency - this.inflight.size
-      if (this.finished.length > 0 || (free > 0 && this.wanted)) {
+      const scan = free > 0 && Date.now() - this.lastScan >= this.pollMs
+      if (this.finished.length > 0 || (free > 0 && (this.wanted || scan))) {
         const done = this.finished.splice(0)
+        const now = Date.now()
+        this.candidates = this.candidates.filter((c) => now - c.at < CANDIDATE_MS)
+        const offered = free > 0 ? this.candidates.slice(0, MAX_CANDIDATES).map((c) => c.ref) : []
         this.wanted = false
         let rows: InboxRow[]
         try {
-          rows = await takeUpdates(this.bookkeeping, this.owner, done, botIds, free, this.lease)
+          rows = await takeUpdates(
+            this.bookkeeping,
+            this.owner,
+            done,
+            offered,
+            scan,
+            botIds,
+            free,
+            this.lease,
+          )
           backoff = 0
+          if (scan) this.lastScan = now
         } catch (err) {
           // The database is away: keep what was finished for the next take (if the process dies first, those
           // updates are handled again: their leases run out), and look again after a backoff.
@@ -134,6 +170,10 @@ export class InboxProcessor {
           this.logFailure(err, 'inbox: cannot take updates')
           await this.wait(backoff)
           continue
+        }
+        if (rows.length > 0) {
+          const taken = new Set(rows.map((r) => `${r.bot_id}:${r.update_id}`))
+          this.candidates = this.candidates.filter((c) => !taken.has(`${c.ref.botId}:${c.ref.updateId}`))
         }
         for (const row of rows) this.run(row)
         // A full take may have left more behind.

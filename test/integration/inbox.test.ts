@@ -96,14 +96,14 @@ describe('inbox', () => {
       }
       const ps = [processor(handler), processor(handler), processor(handler)]
       for (const p of ps) p.start()
-      // Stored in batches while the processors run, as a poller stores them.
+      // Stored in batches while the processors run, as pollers or webhooks store them: the storing process is
+      // offered its batch (taken by key), the others find it by scanning.
       for (let n = 0; n < 20; n++) {
-        await storeUpdates(
-          t.pool,
-          TEST_BOT_ID,
-          chats.map((c) => message(c, String(n))),
+        const batch = chats.map((c) => message(c, String(n)))
+        await storeUpdates(t.pool, TEST_BOT_ID, batch)
+        ps[n % ps.length]!.offer(
+          batch.map((u) => ({ botId: TEST_BOT_ID, updateId: u.update_id, priority: 2 })),
         )
-        for (const p of ps) p.nudge()
       }
       await drained()
       await Promise.all(ps.map((p) => p.stop()))
@@ -211,7 +211,7 @@ describe('inbox', () => {
     const b = message(chat, 'b')
     await storeUpdates(t.pool, TEST_BOT_ID, [a, b])
     // A processor took the head and died (nothing renews its 1 s lease).
-    const taken = await takeUpdates(bookkeeping, 'dead-owner', [], [TEST_BOT_ID], 10, 1)
+    const taken = await takeUpdates(bookkeeping, 'dead-owner', [], [], true, [TEST_BOT_ID], 10, 1)
     expect(taken.map((r) => r.update_id)).toContain(a.update_id)
     const seen: string[] = []
     const p = processor(async (u) => {
