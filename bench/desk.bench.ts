@@ -36,13 +36,12 @@ import { sql } from 'kysely'
 import pg from 'pg'
 import { createI18n } from '../src/bot/i18n'
 import { loadConfig } from '../src/config/load'
-import { activateConsultation } from '../src/consultations/activation'
 import { migrateToLatest } from '../src/db/migrator'
 import { createDb, type DbHandle } from '../src/db/pool'
 import { Jobs } from '../src/jobs/jobs'
 import { QUEUES } from '../src/jobs/queues'
 import { quietLogger } from '../src/log'
-import { findTariff, snapshotTariff } from '../src/orders/tariffs'
+import { activateClient } from '../test/support/activate'
 import { type BotApiStandIn, startBotApi } from '../test/support/bot-api'
 import { scriptNodeArgs } from '../test/support/scripts'
 import { backendsCpuUs, benchDatabase, cpuDeltaUs, percentile, processCpuUs } from './support'
@@ -134,7 +133,6 @@ async function main() {
     const desk = config.desks[0]!
     tg.forum({ id: desk.staffChatId, title: 'Staff' })
     const i18n = createI18n(desk.defaultLanguage)
-    const tariff = findTariff(desk, 'quick')!
 
     // Two sets of consultations: A goes through the bot, B through the baseline.
     process.stdout.write(`activating ${2 * CONSULTATIONS} consultations... `)
@@ -146,30 +144,7 @@ async function main() {
     const setB = users(8_200_000_000)
     const consultationOf = new Map<number, number>()
     const activate = async (u: User) => {
-      await jobs!.transaction(db, async (trx, outbox) => {
-        await trx
-          .insertInto('client')
-          .values({ bot_id: BOT_ID, user_id: u.id, first_name: u.first_name, language_code: 'en' })
-          .execute()
-        const o = await trx
-          .insertInto('orders')
-          .values({ bot_id: BOT_ID, user_id: u.id, ...snapshotTariff(desk, tariff, 'en') })
-          .returning('id')
-          .executeTakeFirstOrThrow()
-        const c = await trx
-          .insertInto('consultation')
-          .values({ bot_id: BOT_ID, order_id: o.id, user_id: u.id })
-          .returning('id')
-          .executeTakeFirstOrThrow()
-        const r = await activateConsultation(
-          trx,
-          outbox,
-          { desk: () => desk, i18n },
-          { consultationId: c.id, actorId: null, reason: 'admin' },
-        )
-        if (r.status !== 'activated') throw new Error(`activation: ${r.status}`)
-        consultationOf.set(u.id, c.id)
-      })
+      consultationOf.set(u.id, await activateClient(jobs!, db, desk, i18n, u))
     }
     const all = [...setA, ...setB]
     for (let i = 0; i < all.length; i += 16) await Promise.all(all.slice(i, i + 16).map(activate))

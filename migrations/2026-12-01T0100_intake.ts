@@ -61,7 +61,8 @@ export async function up(db: Kysely<any>): Promise<void> {
     language plpgsql as $$
     #variable_conflict use_column
     declare
-      taken integer := 0;
+      v_bots bigint[] := '{}';
+      v_ids bigint[] := '{}';
     begin
       if cardinality(p_done_ids) > 0 then
         update inbox_update u
@@ -72,9 +73,11 @@ export async function up(db: Kysely<any>): Promise<void> {
       if p_limit <= 0 then
         return;
       end if;
+      -- Picked rows stay locked (FOR UPDATE) until the call ends, so no other processor takes them; the lease is
+      -- written once at the end, for the candidates and the scan's picks together.
       if cardinality(p_cand_ids) > 0 then
-        return query
-          with picked as (
+        select coalesce(array_agg(c.bot_id), '{}'), coalesce(array_agg(c.update_id), '{}') into v_bots, v_ids
+          from (
             select c.bot_id, c.update_id
               from unnest(p_cand_bots, p_cand_ids) with ordinality as k (b, i, n)
               join inbox_update c on c.bot_id = k.b and c.update_id = k.i
@@ -88,38 +91,35 @@ export async function up(db: Kysely<any>): Promise<void> {
               order by k.n
               limit p_limit
               for update of c skip locked
-          )
-          update inbox_update u
-            set lease_owner = p_owner, lease_until = clock_timestamp() + make_interval(secs => p_lease_seconds),
-                tries = u.tries + 1
-            from picked
-            where u.bot_id = picked.bot_id and u.update_id = picked.update_id
-            returning u.bot_id, u.update_id, u.payload, u.kind, u.attempts, u.tries, u.received_at;
-        get diagnostics taken = row_count;
+          ) c;
       end if;
-      if not p_scan or taken >= p_limit then
-        return;
+      if p_scan and cardinality(v_ids) < p_limit then
+        select v_bots || coalesce(array_agg(c.bot_id), '{}'), v_ids || coalesce(array_agg(c.update_id), '{}')
+          into v_bots, v_ids
+          from (
+            select c.bot_id, c.update_id
+              from inbox_update c
+              join (
+                select distinct on (h.bot_id, h.chat_key) h.bot_id, h.update_id
+                  from inbox_update h
+                  where h.state = 'pending' and h.bot_id = any (p_bots)
+                  order by h.bot_id, h.chat_key, h.update_id
+              ) heads on heads.bot_id = c.bot_id and heads.update_id = c.update_id
+              where c.state = 'pending' and c.next_attempt_at <= clock_timestamp()
+                and (c.lease_until is null or c.lease_until < clock_timestamp())
+                and not exists (
+                  select 1 from unnest(v_bots, v_ids) as p (b, i) where p.b = c.bot_id and p.i = c.update_id)
+              order by c.priority, c.received_at, c.update_id
+              limit p_limit - cardinality(v_ids)
+              for update of c skip locked
+          ) c;
       end if;
       return query
-        with heads as (
-          select distinct on (h.bot_id, h.chat_key) h.bot_id, h.update_id
-            from inbox_update h
-            where h.state = 'pending' and h.bot_id = any (p_bots)
-            order by h.bot_id, h.chat_key, h.update_id
-        ), picked as (
-          select c.bot_id, c.update_id
-            from inbox_update c join heads on heads.bot_id = c.bot_id and heads.update_id = c.update_id
-            where c.state = 'pending' and c.next_attempt_at <= clock_timestamp()
-              and (c.lease_until is null or c.lease_until < clock_timestamp())
-            order by c.priority, c.received_at, c.update_id
-            limit p_limit - taken
-            for update of c skip locked
-        )
         update inbox_update u
           set lease_owner = p_owner, lease_until = clock_timestamp() + make_interval(secs => p_lease_seconds),
               tries = u.tries + 1
-          from picked
-          where u.bot_id = picked.bot_id and u.update_id = picked.update_id
+          from unnest(v_bots, v_ids) as picked (b, i)
+          where u.bot_id = picked.b and u.update_id = picked.i
           returning u.bot_id, u.update_id, u.payload, u.kind, u.attempts, u.tries, u.received_at;
     end $$`.execute(db)
 

@@ -1,11 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import {
   type AppProcess,
   configFile,
   isRunning,
   killHard,
   type ProcessRole,
-  removeConfigs,
   spawnApp,
   stopGracefully,
 } from '../support/processes'
@@ -13,8 +12,8 @@ import {
   activeClient,
   expectAllDelivered,
   type FaultWorld,
-  startFaultWorld,
   stream,
+  useFaultWorld,
 } from '../support/resilience'
 import { TcpProxy } from '../support/tcp-proxy'
 
@@ -35,12 +34,8 @@ const KILL_EVERY_MS = 2000
 const MAX_KILLS = 8
 
 let w: FaultWorld
-beforeAll(async () => {
-  w = await startFaultWorld()
-})
-afterAll(async () => {
-  await w?.close()
-  removeConfigs()
+useFaultWorld((x) => {
+  w = x
 })
 
 interface Layout {

@@ -1,6 +1,6 @@
 import type { User } from 'grammy/types'
 import pg from 'pg'
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
+import { describe, expect, inject, it } from 'vitest'
 import { termsHash } from '../../src/orders/orders.service'
 import { TEST_BOT_ID } from '../support/app'
 import type { UpdateDraft } from '../support/bot-api'
@@ -9,7 +9,6 @@ import {
   health,
   isRunning,
   type ProcessRole,
-  removeConfigs,
   spawnApp,
   stopGracefully,
 } from '../support/processes'
@@ -18,8 +17,8 @@ import {
   deliver,
   expectAllDelivered,
   type FaultWorld,
-  startFaultWorld,
   stream,
+  useFaultWorld,
 } from '../support/resilience'
 import { TcpProxy } from '../support/tcp-proxy'
 
@@ -38,12 +37,8 @@ import { TcpProxy } from '../support/tcp-proxy'
  */
 
 let w: FaultWorld
-beforeAll(async () => {
-  w = await startFaultWorld()
-})
-afterAll(async () => {
-  await w?.close()
-  removeConfigs()
+useFaultWorld((x) => {
+  w = x
 })
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import pg from 'pg'
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
+import { afterAll, describe, expect, inject, it } from 'vitest'
 import { STAFF_CHAT_ID } from '../support/app'
 import { TgErrors } from '../support/bot-api'
 import { eventually } from '../support/fixtures'
@@ -11,11 +11,10 @@ import {
   isRunning,
   killHard,
   type ProcessRole,
-  removeConfigs,
   spawnApp,
   stopGracefully,
 } from '../support/processes'
-import { activeClient, type FaultWorld, startFaultWorld } from '../support/resilience'
+import { activeClient, type FaultWorld, useFaultWorld } from '../support/resilience'
 
 /**
  * Starting and restarting, from outside (the built app as separate processes, a real PostgreSQL):
@@ -27,12 +26,8 @@ import { activeClient, type FaultWorld, startFaultWorld } from '../support/resil
  */
 
 let w: FaultWorld
-beforeAll(async () => {
-  w = await startFaultWorld()
-})
-afterAll(async () => {
-  await w?.close()
-  removeConfigs()
+useFaultWorld((x) => {
+  w = x
 })
 
 function withDatabase(url: string, name: string): string {

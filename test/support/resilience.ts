@@ -1,17 +1,17 @@
 import type { Update, User } from 'grammy/types'
 import { sql } from 'kysely'
-import { expect } from 'vitest'
+import { afterAll, beforeAll, expect } from 'vitest'
 import { createI18n } from '../../src/bot/i18n'
 import { type DeskRuntime, loadConfig } from '../../src/config/load'
-import { activateConsultation } from '../../src/consultations/activation'
 import { Jobs } from '../../src/jobs/jobs'
 import { QUEUES } from '../../src/jobs/queues'
 import { quietLogger } from '../../src/log'
-import { findTariff, snapshotTariff } from '../../src/orders/tariffs'
+import { activateClient } from './activate'
 import { STAFF_CHAT_ID, TEST_BOT_ID, TEST_CONFIG, TEST_TOKEN } from './app'
 import { type BotApiStandIn, type PushResult, startBotApi, type UpdateDraft } from './bot-api'
 import { createTestDatabase, type TestDatabase } from './db'
 import { eventually } from './fixtures'
+import { removeConfigs } from './processes'
 
 /**
  * What the tests of processes under faults share (kill -9, database outages): the Bot API stand-in, a database,
@@ -53,6 +53,19 @@ export async function startFaultWorld(): Promise<FaultWorld> {
   }
 }
 
+/** Registers the file's world: started before its tests, closed (and the process configs removed) after them. */
+export function useFaultWorld(set: (w: FaultWorld) => void): void {
+  let world: FaultWorld | undefined
+  beforeAll(async () => {
+    world = await startFaultWorld()
+    set(world)
+  })
+  afterAll(async () => {
+    await world?.close()
+    removeConfigs()
+  })
+}
+
 const i18n = createI18n('ru')
 
 /** A client with an active consultation (its topic is created by the app's workers). */
@@ -61,32 +74,7 @@ export async function activeClient(
   n: number,
 ): Promise<{ user: User; consultationId: number }> {
   const user = w.tg.user({ first_name: `Client${n}`, language_code: 'en' })
-  const tariff = findTariff(w.desk, 'quick')!
-  const consultationId = await w.jobs.transaction(w.db.db, async (trx, outbox) => {
-    await trx
-      .insertInto('client')
-      .values({ bot_id: TEST_BOT_ID, user_id: user.id, first_name: user.first_name, language_code: 'en' })
-      .execute()
-    const o = await trx
-      .insertInto('orders')
-      .values({ bot_id: TEST_BOT_ID, user_id: user.id, ...snapshotTariff(w.desk, tariff, 'en') })
-      .returning('id')
-      .executeTakeFirstOrThrow()
-    const c = await trx
-      .insertInto('consultation')
-      .values({ bot_id: TEST_BOT_ID, order_id: o.id, user_id: user.id })
-      .returning('id')
-      .executeTakeFirstOrThrow()
-    const r = await activateConsultation(
-      trx,
-      outbox,
-      { desk: () => w.desk, i18n },
-      { consultationId: c.id, actorId: null, reason: 'admin' },
-    )
-    if (r.status !== 'activated') throw new Error(`activation: ${r.status}`)
-    return c.id
-  })
-  return { user, consultationId }
+  return { user, consultationId: await activateClient(w.jobs, w.db.db, w.desk, i18n, user) }
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
