@@ -35,7 +35,16 @@ export async function up(db: Kysely<any>): Promise<void> {
       last_error text,
       done_at timestamptz,
       primary key (bot_id, update_id)
-    ) with (fillfactor = 80)`.execute(db)
+    ) with (
+      -- Room on each page for the lease updates to stay HOT (no new index entries).
+      fillfactor = 80,
+      -- A queue table: every update leaves a dead row version and a dead entry in inbox_update_pending behind, and
+      -- the chat-head probes walk through them until a vacuum removes them. Vacuum after a thousand of them, not
+      -- after 20% of a table that keeps every handled update.
+      autovacuum_vacuum_scale_factor = 0,
+      autovacuum_vacuum_threshold = 1000,
+      autovacuum_vacuum_cost_delay = 0
+    )`.execute(db)
   // The chats' queues: the oldest pending update of each key is its head, the only one that may be taken.
   await sql`
     create index inbox_update_pending on inbox_update (bot_id, chat_key, update_id)
