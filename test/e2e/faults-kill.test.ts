@@ -67,7 +67,7 @@ async function run(layout: Layout) {
     await p.started
     balancer?.setTargets(
       procs
-        .filter((x) => x.role !== 'worker' && isRunning(x))
+        .filter((x) => x.role !== 'worker' && isRunning(x) && x.port !== undefined)
         .map((x) => ({ host: '127.0.0.1', port: x.port! })),
     )
   }
@@ -78,12 +78,18 @@ async function run(layout: Layout) {
   const restarts: Promise<void>[] = []
   const killer = (async () => {
     let k = 0
-    while (streaming && k < MAX_KILLS) {
+    // While the stream runs, and until every role was killed twice (a fast stream must not make the test weaker).
+    const wanted = () => streaming || kills.bot < 2 || kills.worker < 2
+    while (wanted() && k < MAX_KILLS) {
       await new Promise((r) => setTimeout(r, KILL_EVERY_MS))
-      if (!streaming) break
+      if (!wanted()) break
       const i = k++ % layout.roles.length
-      // A process that is still starting is left alone: the kill must hit one that works.
+      // A process that is still starting is left alone: the kill must hit one that works. And a bot is killed only
+      // while the other bots are up: behind a balancer processes fail one at a time (when all are down Telegram
+      // just retries, which only makes the run longer).
       await procs[i]!.started.catch(() => {})
+      if (layout.roles[i] !== 'worker')
+        await Promise.all(procs.filter((p) => p.role !== 'worker').map((p) => p.started.catch(() => {})))
       await killHard(procs[i]!)
       if (layout.roles[i] === 'worker') kills.worker++
       else kills.bot++

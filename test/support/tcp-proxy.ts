@@ -36,7 +36,7 @@ export class TcpProxy {
   }
 
   setTargets(targets: { host: string; port: number }[]): void {
-    this.targets = targets
+    this.targets = targets.filter((t) => Number.isInteger(t.port) && t.port > 0)
   }
 
   get isDown(): boolean {
