@@ -11,7 +11,7 @@ const TABLES = '^src/[^/]+/[^/]+[.]tables[.]ts$'
 const floor = (kind, name, paths) => ({ kind, name, paths })
 
 const FLOORS = [
-  floor('ground', 'log+time', ['^src/log[.]ts$', '^src/time/']),
+  floor('ground', 'log+time', ['^src/log[.]ts$', '^src/readiness[.]ts$', '^src/time/']),
   floor('ground', 'config', ['^src/config/']),
   floor('ground', 'db', ['^src/db/', TABLES]),
   floor('ground', 'clients+audit', ['^src/clients/', '^src/audit/']),
@@ -31,7 +31,7 @@ const FLOORS = [
     'reports',
     'dashboard',
   ].map((f) => floor('feature', f, [`^src/${f}/`])),
-  floor('edge', 'bot+server', ['^src/bot/', '^src/server/']),
+  floor('edge', 'bot+server', ['^src/bot/', '^src/server/', '^src/intake/']),
   floor('wiring', 'wiring', ['^src/app[.]ts$', '^src/workers[.]ts$', '^src/main[.]ts$', '^src/demo/']),
 ]
 

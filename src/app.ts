@@ -1,6 +1,5 @@
 import type { Server } from 'node:http'
-import { type RunnerHandle, run } from '@grammyjs/runner'
-import { type Bot, webhookCallback } from 'grammy'
+import type { Bot } from 'grammy'
 import type { UserFromGetMe } from 'grammy/types'
 import { ALLOWED_UPDATES, createBot, setCommands } from './bot/bot'
 import type { BotContext } from './bot/context'
@@ -12,12 +11,16 @@ import { setStaffMenuButtons } from './dashboard/links'
 import { type EmbeddedServer, ensureDatabase, startEmbeddedPostgres } from './db/embedded'
 import { migrateToLatest } from './db/migrator'
 import { createDb, type DbHandle } from './db/pool'
+import { watchDatabase } from './db/watch'
 import type { Deps } from './deps'
+import { createIntake, type Intake } from './intake/intake'
 import { Jobs } from './jobs/jobs'
+import { Liveness } from './jobs/liveness'
 import { Ledger } from './ledger/ledger.service'
 import { createLlmClient } from './llm/provider'
 import type { Logger } from './log'
-import { createHttpServer, listen, type RouteHandler } from './server/http'
+import { Readiness } from './readiness'
+import { createHttpServer, listen } from './server/http'
 import { createApi } from './telegram/api'
 import { QUEUES, startWorkers } from './workers'
 
@@ -35,13 +38,17 @@ export interface AppOptions {
 export interface App {
   deps: Deps
   bots: Map<number, Bot<BotContext>>
+  /** The durable intake (bot roles): inbox processor, pollers or webhook endpoints. */
+  intake: Intake | undefined
+  readiness: Readiness
   httpPort: number | undefined
   stop(): Promise<void>
 }
 
 /**
- * Wires one process: database (embedded if no DATABASE_URL), migrations, the pg-boss outbox, workers (role all |
- * worker), bots in polling or webhook mode (role all | bot) and the HTTP server (/health, webhooks).
+ * Wires one process: database (embedded if no DATABASE_URL), migrations, the pg-boss outbox and this process's
+ * heartbeat, workers (role all | worker), bots with the durable intake in polling or webhook mode (role all | bot)
+ * and the HTTP server (/health, webhooks).
  * Stop order on shutdown: stop taking updates, let in-flight updates finish, stop workers, close pools, stop the
  * embedded server.
  */
@@ -73,10 +80,19 @@ export async function startApp(config: LoadedConfig, opts: AppOptions): Promise<
     cleanups.push(() => handle.close())
     const applied = await migrateToLatest(handle.db)
     if (applied.length) log.info({ applied }, 'migrations applied')
+    // From here on a database outage is survived, not fatal: /health says so and everything retries by itself.
+    const readiness = new Readiness()
+    const stopWatch = watchDatabase(handle.db, readiness, log)
+    cleanups.push(async () => stopWatch())
 
     const jobs = Jobs.create(url, QUEUES, log, { schedule: role !== 'bot' })
     await jobs.start()
-    cleanups.push(() => jobs.stop())
+    const liveness = new Liveness(handle.db, jobs, log, { role, reap: role !== 'bot' })
+    cleanups.push(async () => {
+      await jobs.stop()
+      await liveness.stop()
+    })
+    await liveness.start()
 
     const apis = new Map(
       config.desks.map((d) => [
@@ -101,7 +117,7 @@ export async function startApp(config: LoadedConfig, opts: AppOptions): Promise<
     if (role !== 'bot') await startWorkers(deps)
 
     const bots = new Map<number, Bot<BotContext>>()
-    const webhooks = new Map<string, RouteHandler>()
+    let intake: Intake | undefined
     if (role !== 'worker') {
       for (const desk of config.desks) {
         const bot = createBot(deps, desk, opts.botInfo?.(desk.botId))
@@ -109,19 +125,19 @@ export async function startApp(config: LoadedConfig, opts: AppOptions): Promise<
         await setCommands(bot, deps, desk)
         await setStaffMenuButtons(bot.api, deps, desk)
         bots.set(desk.botId, bot)
-        if (config.mode === 'webhook') {
-          const secret = config.secrets.webhookSecret!
-          webhooks.set(desk.slug, webhookCallback(bot, 'http', { secretToken: secret, onTimeout: 'return' }))
-          await bot.api.setWebhook(`${config.webhook.publicUrl!.replace(/\/$/, '')}/telegram/${desk.slug}`, {
-            secret_token: secret,
-            allowed_updates: [...ALLOWED_UPDATES],
-          })
-        }
       }
+      intake = createIntake(deps, url, bots, readiness)
+      if (config.mode === 'webhook')
+        for (const [botId, bot] of bots)
+          await bot.api.setWebhook(
+            `${config.webhook.publicUrl!.replace(/\/$/, '')}/telegram/${deps.desk(botId).slug}`,
+            { secret_token: config.secrets.webhookSecret!, allowed_updates: [...ALLOWED_UPDATES] },
+          )
     }
     const server: Server = createHttpServer(
       deps,
-      webhooks,
+      intake?.webhooks ?? new Map(),
+      readiness,
       config.dashboard.enabled ? dashboardRoutes(deps) : undefined,
     )
     const httpPort = await listen(server, config.http.port, config.http.host)
@@ -131,18 +147,14 @@ export async function startApp(config: LoadedConfig, opts: AppOptions): Promise<
       'consult-desk started',
     )
 
-    if (role !== 'worker' && config.mode === 'polling') {
-      const runners: RunnerHandle[] = []
-      for (const bot of bots.values()) {
-        await bot.api.deleteWebhook()
-        runners.push(run(bot, { runner: { fetch: { allowed_updates: [...ALLOWED_UPDATES] } } }))
-      }
-      // runner.stop() waits for in-flight updates to finish.
-      cleanups.push(async () => {
-        await Promise.all(runners.map((r) => (r.isRunning() ? r.stop() : undefined)))
-      })
+    if (intake) {
+      if (config.mode === 'polling') for (const bot of bots.values()) await bot.api.deleteWebhook()
+      const started = intake
+      started.start()
+      // Stops fetching first, then lets the running handlers finish.
+      cleanups.push(() => started.stop())
     }
-    return { deps, bots, httpPort, stop }
+    return { deps, bots, intake, readiness, httpPort, stop }
   } catch (e) {
     await stop()
     throw e

@@ -1,5 +1,6 @@
 import { type Role, startApp } from './app'
 import { ConfigError, loadConfig, loadDotEnv } from './config/load'
+import { errorSummary } from './jobs/jobs'
 import { createLogger } from './log'
 
 /**
@@ -38,6 +39,14 @@ async function main(): Promise<void> {
   }
   process.on('SIGINT', () => void shutdown('SIGINT'))
   process.on('SIGTERM', () => void shutdown('SIGTERM'))
+  // pg-boss 10 completes and fails jobs without awaiting (Manager.work); while the database is away those promises
+  // reject with nobody listening, and Node's default for that is to exit. The process's state lives in
+  // PostgreSQL and every part retries by itself (a job whose completion was lost is released by the heartbeat
+  // reaper, src/jobs/liveness.ts), so such a rejection is logged and the process carries on. Synchronous throws
+  // (uncaughtException) keep Node's default: they can leave memory half-changed.
+  process.on('unhandledRejection', (reason) => {
+    log.error({ err: errorSummary(reason) }, 'unhandled rejection (process continues)')
+  })
   try {
     app = await startApp(config, { role: roleArg as Role, log })
   } catch (e) {

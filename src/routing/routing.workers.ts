@@ -33,7 +33,10 @@ export async function sweepLanes(deps: Deps, olderThanSeconds = 30): Promise<num
       from desk_consultation dc join consultation c on c.id = dc.consultation_id
       where c.state = 'active' and dc.created_at < now() - make_interval(secs => ${olderThanSeconds})
         and (dc.card_dirty or dc.title_dirty or (dc.topic_wanted and not exists (
-          select 1 from desk_route r where r.consultation_id = dc.consultation_id and r.state = 'active')))
+          select 1 from desk_route r where r.consultation_id = dc.consultation_id and r.state = 'active'))
+          or exists (
+            select 1 from desk_route r where r.consultation_id = dc.consultation_id and r.state = 'active'
+              and r.card_pinned_message_id is distinct from r.card_message_id))
         and (dc.in_lease_until is null or dc.in_lease_until < now())
     limit 500`.execute(deps.db)
   for (const row of r.rows) await wakeLaneLater(deps.jobs, deps.db, row.consultation_id, row.direction)

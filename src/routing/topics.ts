@@ -1,4 +1,4 @@
-import type { Api } from 'grammy'
+import { type Api, GrammyError } from 'grammy'
 import { findClient } from '../clients/clients.repository'
 import type { DeskRuntime } from '../config/load'
 import type { Deps } from '../deps'
@@ -200,7 +200,10 @@ export async function retireTopic(deps: Deps, consultationId: number, reason: st
   await deps.db.transaction().execute((trx) => replaceActiveRoute(trx, consultationId, reason))
 }
 
-/** Posts and pins the card in the route's topic (the post is recorded before the pin). */
+/**
+ * Posts the card in the route's topic and pins it: two steps, each recorded right after Telegram answered, so a
+ * worker that dies between them leaves the pin owed (card_pinned_message_id differs) and the next lane run pins.
+ */
 export async function postCard(deps: Deps, desk: DeskRuntime, api: Api, route: Route): Promise<void> {
   const v = await consultationView(deps.db, route.consultation_id)
   if (!v) return
@@ -210,15 +213,25 @@ export async function postCard(deps: Deps, desk: DeskRuntime, api: Api, route: R
   })
   await updateRoute(deps.db, route, { card_message_id: m.message_id })
   route.card_message_id = m.message_id
+  await pinCard(deps, desk, api, route)
+}
+
+/**
+ * Pins the route's card (idempotent: pinning a pinned message changes nothing). Telegram down or rate limits:
+ * the error goes up and the lane retries. A refusal (no pin rights, the message gone) settles it: the card is
+ * still there, at the top of the topic, and retrying would not change Telegram's mind.
+ */
+export async function pinCard(deps: Deps, desk: DeskRuntime, api: Api, route: Route): Promise<void> {
+  const card = route.card_message_id
+  if (card === null || route.card_pinned_message_id === card) return
   try {
-    await api.pinChatMessage(desk.staffChatId, m.message_id, { disable_notification: true })
+    await api.pinChatMessage(desk.staffChatId, card, { disable_notification: true })
   } catch (err) {
-    // Without pin rights the card is still there, at the top of the topic.
-    deps.log.warn(
-      { consultation: route.consultation_id, err: (err as Error).message },
-      'could not pin the card',
-    )
+    if (!(err instanceof GrammyError) || err.error_code >= 500 || err.error_code === 429) throw err
+    deps.log.warn({ consultation: route.consultation_id, err: err.description }, 'could not pin the card')
   }
+  await updateRoute(deps.db, route, { card_pinned_message_id: card })
+  route.card_pinned_message_id = card
 }
 
 export async function postSummary(deps: Deps, desk: DeskRuntime, api: Api, route: Route): Promise<void> {

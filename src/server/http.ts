@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import { sql } from 'kysely'
 import type { Deps } from '../deps'
+import type { Readiness } from '../readiness'
 
 export type RouteHandler = (req: IncomingMessage, res: ServerResponse) => unknown
 
@@ -11,6 +12,7 @@ export type RouteHandler = (req: IncomingMessage, res: ServerResponse) => unknow
 export function createHttpServer(
   deps: Pick<Deps, 'db' | 'jobs'>,
   webhooks: Map<string, RouteHandler>,
+  readiness?: Readiness,
   /** More routes (the dashboard, src/dashboard/dashboard.http.ts): true when it answered the request. */
   routes?: (req: IncomingMessage, res: ServerResponse, pathname: string) => Promise<boolean>,
 ): Server {
@@ -28,9 +30,12 @@ export function createHttpServer(
             () => false,
           ),
         ])
-        const ok = db && jobs
+        // Not ready (503) while the database is away or the intake cannot store updates: the process stays up and
+        // recovers by itself; the flags say which part is waiting.
+        const down = downParts(readiness)
+        const ok = db && jobs && Object.keys(down).length === 0
         res.writeHead(ok ? 200 : 503, { 'content-type': 'application/json' })
-        res.end(JSON.stringify({ ok, database: db, jobs }))
+        res.end(JSON.stringify({ ok, database: db, jobs, ...(Object.keys(down).length ? { down } : {}) }))
         return
       }
       const m = /^\/telegram\/([a-z0-9-]+)$/.exec(pathname)
@@ -43,6 +48,17 @@ export function createHttpServer(
       res.end()
     }
   })
+}
+
+/**
+ * Parts of the process that are down, with the reason, besides the live probes above (the database watch's own
+ * flag would only repeat the probe, a couple of seconds late).
+ */
+function downParts(readiness: Readiness | undefined): Record<string, string> {
+  const out: Record<string, string> = {}
+  for (const [part, state] of Object.entries(readiness?.snapshot() ?? {}))
+    if (state !== true && part !== 'database') out[part] = state
+  return out
 }
 
 export function listen(server: Server, port: number, host: string): Promise<number> {

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startTestApp, TEST_BOT_ID, type TestApp } from '../support/app'
 import { type BotApiStandIn, startBotApi } from '../support/bot-api'
+import { inboxDrained } from '../support/fixtures'
 
 describe('polling mode', () => {
   let tg: BotApiStandIn
@@ -105,8 +106,18 @@ describe('webhook mode', () => {
     const u = tg.user({ language_code: 'en' })
     const first = await tg.push(TEST_BOT_ID, tg.command(u, '/start'))
     expect(first.status).toBe(200)
+    // The 200 came after the update was stored in the inbox: it is there before it is handled.
+    const stored = await t.db.db
+      .selectFrom('inbox_update')
+      .select(['kind', 'chat_key'])
+      .where('bot_id', '=', TEST_BOT_ID)
+      .where('update_id', '=', first.update.update_id)
+      .execute()
+    expect(stored).toEqual([{ kind: 'message', chat_key: String(u.id) }])
     const again = await tg.redeliver(TEST_BOT_ID, first)
     expect(again.status).toBe(200)
+    await tg.waitForSent(u.id, /^Hello/)
+    await inboxDrained(t.db.db)
     expect(tg.texts(u.id).filter((x) => x?.startsWith('Hello'))).toHaveLength(1)
   })
 })

@@ -1,4 +1,4 @@
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process'
+import { type ChildProcess, spawn } from 'node:child_process'
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
@@ -8,12 +8,10 @@ import { type BotApiStandIn, startBotApi } from '../support/bot-api'
 import { scriptNodeArgs } from '../support/scripts'
 
 /**
- * The app as `npm start` runs it: the built bundle (`npm run build`, then node dist/main.js), a real config file,
- * and — with no DATABASE_URL — the embedded PostgreSQL, which must be gone after SIGTERM.
+ * The app as `npm start` runs it: the built bundle (`npm run build`, run once by the global setup, then node
+ * dist/main.js), a real config file, and — with no DATABASE_URL — the embedded PostgreSQL, which must be gone
+ * after SIGTERM.
  */
-beforeAll(() => {
-  execFileSync('npm', ['run', 'build', '--silent'], { stdio: 'inherit' })
-})
 
 function start(env: Record<string, string | undefined>): { child: ChildProcess; output: () => string } {
   const clean = { ...process.env }

@@ -5,6 +5,7 @@ import { checkInvariants } from '../../src/ledger/ledger.invariants'
 import { sweepOrders } from '../../src/orders/orders.service'
 import { decidePreCheckout } from '../../src/payments/pre-checkout'
 import { recordSuccessfulPayment } from '../../src/payments/successful-payment'
+import { inboxDrained } from '../support/fixtures'
 import {
   auditCount,
   buy,
@@ -18,7 +19,8 @@ import {
 } from './payments-support'
 
 /**
- * Races, in webhook mode (Telegram posts updates concurrently; each POST returns when the bot has handled it) and
+ * Races, in webhook mode (Telegram posts updates concurrently; each POST returns once the update is stored in the
+ * inbox, and the tests wait for the inbox to drain) and
  * directly against the services from many connections at once. No timing assertions: only what was recorded.
  */
 
@@ -56,6 +58,7 @@ describe('successful_payment delivered 100 times concurrently', () => {
     )
     const again = await Promise.all(Array.from({ length: 99 }, () => w.tg.redeliver(TEST_BOT_ID, first)))
     expect([first, ...again].every((r) => r.status === 200)).toBe(true)
+    await inboxDrained(w.deps.db)
 
     const { order, payments, consultation } = await orderState(w.deps, o.orderId)
     expect(order.state).toBe('active')

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { sweepOrders } from '../../src/orders/orders.service'
 import { refundPayment } from '../../src/payments/refunds'
 import { TgErrors } from '../support/bot-api'
+import { inboxDrained } from '../support/fixtures'
 import {
   auditCount,
   buy,
@@ -20,7 +21,8 @@ import {
 
 /**
  * Refunds (admin button with confirmation, Telegram's answers, concurrent presses, refunds made elsewhere) and
- * payments that arrive after their hold lapsed. Webhook mode: a push returns once the bot has handled the update.
+ * payments that arrive after their hold lapsed. Webhook mode: a push returns once the update is stored in the
+ * inbox; the tests wait for the inbox to drain before they look at the effects.
  */
 
 const SECOND_ADMIN = 900003
@@ -145,6 +147,7 @@ describe('two refunds at once', () => {
       w.tg.push(TEST_BOT_ID, w.tg.callback(admin2, `rf:yes:${payment.id}`)),
     ])
     expect([a.status, b.status]).toEqual([200, 200])
+    await inboxDrained(w.deps.db)
     expect(w.tg.callsTo('refundStarPayment', { telegram_payment_charge_id: charge })).toHaveLength(1)
     expect((await orderState(w.deps, o.orderId)).order.state).toBe('refunded')
     expect(await auditCount(w.deps, 'payment.refunded', payment.id)).toBe(1)
@@ -181,6 +184,7 @@ describe('refunded_payment (a refund made elsewhere)', () => {
           telegram_payment_charge_id: charge,
         }),
       )
+    await inboxDrained(w.deps.db)
     const s = await orderState(w.deps, o.orderId)
     expect(s.order.state).toBe('refunded')
     expect(s.payments[0]).toMatchObject({ refund_source: 'telegram', refunded_by: null })

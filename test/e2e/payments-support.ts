@@ -6,7 +6,7 @@ import type { TariffConfig } from '../../src/config/schema'
 import type { Deps } from '../../src/deps'
 import { termsHash } from '../../src/orders/orders.service'
 import { ADMIN_ID, STAFF_CHAT_ID, TEST_BOT_ID } from '../support/app'
-import { startDeskWorld, type World } from '../support/fixtures'
+import { inboxDrained, startDeskWorld, type World } from '../support/fixtures'
 
 /**
  * Helpers for the payment end-to-end tests: the real app (src/app.ts) on a fresh database against the Bot API
@@ -94,7 +94,10 @@ export async function preCheckout(
   return answer.payload as { ok: boolean; error_message?: string }
 }
 
-/** A successful_payment message; returns the charge id and the pushed update (for redelivery). */
+/**
+ * A successful_payment message, handled: returns once the inbox has handled it (a webhook's 200 only says it is
+ * stored), with the charge id and the pushed update (for redelivery).
+ */
 export async function pay(
   w: PayWorld,
   user: User,
@@ -109,6 +112,7 @@ export async function pay(
       telegram_payment_charge_id: charge,
     }),
   )
+  await inboxDrained(w.deps.db)
   return { charge, pushed }
 }
 

@@ -7,6 +7,7 @@ import { upsertClient } from '../../src/clients/clients.repository'
 import type { LoadedConfig } from '../../src/config/load'
 import { activateConsultation } from '../../src/consultations/activation'
 import type { Deps } from '../../src/deps'
+import { pendingCount } from '../../src/intake/inbox.repository'
 import type { Logger } from '../../src/log'
 import { termsHash } from '../../src/orders/orders.service'
 import { findTariff, snapshotTariff } from '../../src/orders/tariffs'
@@ -226,6 +227,14 @@ export async function eventually<T>(
     await new Promise((r) => setTimeout(r, delay))
     delay = Math.min(delay * 2, 100)
   }
+}
+
+/**
+ * Every update stored in the inbox has been handled (done or parked). With the durable intake a webhook's 200 (or
+ * the next getUpdates) means "stored", not "handled": tests that check effects after a push wait for this.
+ */
+export function inboxDrained(db: Deps['db'], timeoutMs = 15_000): Promise<true> {
+  return eventually(async () => (await pendingCount(db)) === 0, 'the inbox to be drained', timeoutMs)
 }
 
 /** The consultation's live topic, once the lane has created it and posted its card. */

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import pg from 'pg'
 import PgBoss from 'pg-boss'
@@ -27,6 +28,9 @@ let serverUrl = ''
 let template = ''
 
 export async function setup(project: TestProject) {
+  // Tests that run the app as its own process (test/support/processes.ts, main-process.test.ts) use the built
+  // bundle: built once here, so no file deletes dist/ while another file's processes run from it.
+  execFileSync('npm', ['run', 'build', '--silent'], { stdio: 'inherit' })
   if (process.env.DATABASE_URL) {
     serverUrl = process.env.DATABASE_URL
   } else {

@@ -2,7 +2,6 @@ import { Composer } from 'grammy'
 import type { Message } from 'grammy/types'
 import { admitClientMessage } from '../../consultations/admission'
 import { recordEditedMessage } from '../../consultations/answers'
-import { errorSummary } from '../../jobs/jobs'
 import { notifyNow } from '../../telegram/notify'
 import type { BotContext } from '../context'
 
@@ -32,15 +31,10 @@ priv.on('message', async (ctx) => {
     })
     return
   }
-  try {
-    const r = await admitClientMessage(deps, desk, { message: m, lang: ctx.lang })
-    if (r.status === 'refused') ctx.log.info({ reason: r.refusal.reason }, 'client message refused')
-  } catch (err) {
-    // The database is unreachable or the transaction failed: nothing was stored or counted. The outbox lives in
-    // that database, so this one answer goes out directly.
-    ctx.log.error({ err: errorSummary(err) }, 'admission failed')
-    await ctx.reply(ctx.t('desk-refused-unavailable')).catch(() => {})
-  }
+  // A failure (the database away, a transaction that failed) goes up to the inbox, which hands the message over
+  // again later: nothing was stored or counted, and the client is not asked to send it again.
+  const r = await admitClientMessage(deps, desk, { message: m, lang: ctx.lang })
+  if (r.status === 'refused') ctx.log.info({ reason: r.refusal.reason }, 'client message refused')
 })
 
 priv.on('edited_message', async (ctx) => {

@@ -6,7 +6,6 @@ import { captureEdit, discardDraft, isEditingDraft, sendDraft, startEdit } from 
 import type { ActionResult, ReconcileResult } from '../../drafting/drafting.model'
 import { reconcileDraft, unknownDrafts } from '../../drafting/reconcile'
 import { refusalNote, requestDraft } from '../../drafting/request'
-import { errorSummary } from '../../jobs/jobs'
 import { notifyNow } from '../../telegram/notify'
 import type { BotContext } from '../context'
 import { staffOf } from './staff'
@@ -54,33 +53,25 @@ group.on('message', async (ctx, next) => {
     const route = await consultationOfTopic(ctx.deps.db, ctx.desk.botId, m.chat.id, m.message_thread_id!)
     if (!route) return
     const { model, instruction } = parseDraftArgs(cmd.args)
-    try {
-      const r = await requestDraft(ctx.deps, ctx.desk, {
-        consultationId: route.consultation_id,
-        staffId: who.id,
-        source: 'command',
-        chatId: m.chat.id,
-        messageId: m.message_id,
-        model,
-        instruction,
-      })
-      ctx.log.info(
-        {
-          consultation: route.consultation_id,
-          status: r.status,
-          ...('refusal' in r ? { reason: r.refusal.reason } : {}),
-        },
-        'draft requested',
-      )
-    } catch (err) {
-      // The database failed: nothing was reserved or queued, and the outbox lives there too; answer directly.
-      ctx.log.error({ err: errorSummary(err) }, 'draft request failed')
-      await ctx
-        .reply(ctx.deps.i18n.t(ctx.desk.defaultLanguage, 'drafting-unavailable'), {
-          message_thread_id: m.message_thread_id,
-        })
-        .catch(() => {})
-    }
+    // A database failure goes up to the inbox, which runs the command again later (nothing was reserved or
+    // queued); the expert is not asked to repeat it.
+    const r = await requestDraft(ctx.deps, ctx.desk, {
+      consultationId: route.consultation_id,
+      staffId: who.id,
+      source: 'command',
+      chatId: m.chat.id,
+      messageId: m.message_id,
+      model,
+      instruction,
+    })
+    ctx.log.info(
+      {
+        consultation: route.consultation_id,
+        status: r.status,
+        ...('refusal' in r ? { reason: r.refusal.reason } : {}),
+      },
+      'draft requested',
+    )
     return
   }
   // A staff member's text while they edit a draft: the draft's next version, not a message to the client.

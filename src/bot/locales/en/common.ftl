@@ -3,8 +3,6 @@ welcome =
     Here you can buy a consultation with an expert for Telegram Stars and ask your questions within the paid window.
 welcome-tariffs = What you can buy:
 tariff-line = • {$title} — {$price} ⭐
-error-generic = Something went wrong on our side and nothing was changed. Please try again in a minute.
-error-unavailable = The desk is temporarily unavailable; nothing was charged. Please try again in a minute.
 help =
     /start — about the desk and tariffs
     /tariffs — tariffs and what they include

@@ -100,4 +100,3 @@ drafting-reconcile-not-unknown = Draft #{$id} is not awaiting reconciliation ({$
     }).
 drafting-reconcile-not-found = No draft #{$id} on this desk.
 drafting-reconcile-refused = Draft #{$id}: the ledger refused ({$reason}).
-drafting-unavailable = Drafting is unavailable right now (database). Nothing was charged; try again in a minute.

@@ -100,4 +100,3 @@ drafting-reconcile-not-unknown = Черновик #{$id} не ждёт свер�
     }).
 drafting-reconcile-not-found = На этом столе нет черновика #{$id}.
 drafting-reconcile-refused = Черновик #{$id}: учёт отказал ({$reason}).
-drafting-unavailable = Черновики сейчас недоступны (база данных). Ничего не списано; попробуйте через минуту.

@@ -1,0 +1,104 @@
+import net from 'node:net'
+
+/**
+ * A TCP proxy for tests that need a dependency to go away and come back: the app connects to the proxy, the proxy
+ * to one of its targets.
+ *
+ * - `cut()`: an outage - open connections are destroyed (the app sees "Connection terminated" / resets) and new
+ *   ones are refused (accepted and closed at once, as a server that is down answers); `restore()` ends it.
+ * - Several targets: new connections go round robin to the targets that accept them (a connection refused by one
+ *   tries the next), which makes it a small load balancer in front of several webhook processes.
+ */
+export class TcpProxy {
+  private readonly server: net.Server
+  private readonly open = new Set<net.Socket>()
+  private down = false
+  private next = 0
+  port = 0
+
+  constructor(private targets: { host: string; port: number }[]) {
+    this.server = net.createServer((client) => this.accept(client))
+  }
+
+  static async start(targets: { host: string; port: number }[]): Promise<TcpProxy> {
+    const p = new TcpProxy(targets)
+    await new Promise<void>((resolve) => p.server.listen(0, '127.0.0.1', resolve))
+    p.port = (p.server.address() as net.AddressInfo).port
+    return p
+  }
+
+  /** For a PostgreSQL URL: the same URL with host and port replaced by the proxy's. */
+  static via(url: string, port: number): string {
+    const u = new URL(url)
+    u.hostname = '127.0.0.1'
+    u.port = String(port)
+    return u.toString()
+  }
+
+  setTargets(targets: { host: string; port: number }[]): void {
+    this.targets = targets.filter((t) => Number.isInteger(t.port) && t.port > 0)
+  }
+
+  get isDown(): boolean {
+    return this.down
+  }
+
+  cut(): void {
+    this.down = true
+    for (const s of this.open) s.destroy()
+    this.open.clear()
+  }
+
+  restore(): void {
+    this.down = false
+  }
+
+  async close(): Promise<void> {
+    this.cut()
+    await new Promise<void>((resolve) => this.server.close(() => resolve()))
+  }
+
+  private accept(client: net.Socket): void {
+    client.on('error', () => {})
+    if (this.down || this.targets.length === 0) {
+      client.destroy()
+      return
+    }
+    this.open.add(client)
+    client.on('close', () => this.open.delete(client))
+    client.pause()
+    this.connect(client, 0)
+  }
+
+  private connect(client: net.Socket, tried: number): void {
+    const targets = this.targets
+    if (tried >= targets.length || this.down || client.destroyed) {
+      client.destroy()
+      return
+    }
+    const target = targets[this.next++ % targets.length]!
+    const upstream = net.connect(target.port, target.host)
+    let connected = false
+    upstream.once('connect', () => {
+      connected = true
+      if (client.destroyed || this.down) {
+        upstream.destroy()
+        client.destroy()
+        return
+      }
+      this.open.add(upstream)
+      upstream.on('close', () => {
+        this.open.delete(upstream)
+        client.destroy()
+      })
+      client.on('close', () => upstream.destroy())
+      client.pipe(upstream)
+      upstream.pipe(client)
+      client.resume()
+    })
+    upstream.on('error', () => {
+      if (!connected) this.connect(client, tried + 1)
+      else client.destroy()
+    })
+  }
+}
