@@ -4,19 +4,16 @@ import path from 'node:path'
 import { z } from 'zod'
 import type { Deps } from '../deps'
 import { type Access, authorize, findDesk, initDataFromHeader, type Viewer } from './access'
+import { EXPORT_KINDS, exportCsv, exportLink, MAX_EXPORT_DAYS } from './dashboard.export'
 import type { ErrorDto, ExportKind } from './dashboard.model'
+import { overview } from './dashboard.overview'
 import {
   consultationDetail,
   consultations,
   DashboardError,
   dateRange,
   dayRange,
-  EXPORT_KINDS,
-  exportCsv,
-  exportLink,
-  MAX_EXPORT_DAYS,
   me,
-  overview,
   payments,
   refund,
 } from './dashboard.service'

@@ -1,55 +1,32 @@
 import { DateTime } from 'luxon'
 import { audit } from '../audit/audit'
-import { deskDrafting } from '../config/drafting'
 import { type DeskRuntime, pick } from '../config/load'
-import { clockNow } from '../db/clock'
-import type { Db } from '../db/database'
 import type { Deps } from '../deps'
-import { BUDGET_UNITS, DESK_SCOPE } from '../drafting/drafting.service'
-import { monthlyPeriod } from '../ledger/ledger.periods'
-import { findAccountByKey } from '../ledger/ledger.repository'
 import { buildTranscript } from '../lifecycle/transcript'
 import type { ConsultationState } from '../orders/orders.tables'
 import { refundPayment } from '../payments/refunds'
-import { responseByExpert } from '../reports/reports.repository'
-import { buildReport } from '../reports/reports.service'
-import { appealsByWeek, draftsByDay, revenueByDay, type SeriesRange } from '../reports/series.repository'
 import type { Viewer } from './access'
-import { type Column, toCsv } from './csv'
 import type {
   AppealDto,
-  AppealTotalsDto,
-  BudgetDto,
   ConsultationDetailDto,
   ConsultationItemDto,
-  ExportKind,
-  ExportLinkDto,
   MeDto,
-  OverviewDto,
   PaymentDto,
-  RatingsDto,
   RefundResultDto,
   TimelineEventDto,
 } from './dashboard.model'
 import {
   type AppealRow,
   answeredBy,
-  type ConsultationExportRow,
   consultationAppeals,
   consultationCard,
   consultationDrafts,
   consultationEvents,
-  consultationRows,
   findPaymentRow,
   listConsultations,
   listPayments,
-  type PaymentExportRow,
   type PaymentRow,
-  paymentRows,
-  type QuestionExportRow,
-  questionRows,
 } from './dashboard.repository'
-import { type ExportGrant, signExport } from './export-token'
 
 /**
  * The dashboard's use cases. Admins see the whole desk and can refund; experts see their own figures and the
@@ -69,16 +46,12 @@ export class DashboardError extends Error {
 }
 
 export const OVERVIEW_DAYS = [7, 30, 90] as const
-/** Longest range a CSV export covers. */
-export const MAX_EXPORT_DAYS = 366
-/** How long an export link works (and never past the initData it was asked with). */
-export const EXPORT_LINK_SECONDS = 300
 const PAGE = 50
 
-const iso = (d: Date) => d.toISOString()
+export const iso = (d: Date) => d.toISOString()
 const isoOrNull = (d: Date | null) => (d ? d.toISOString() : null)
 
-function adminOnly(viewer: Viewer): void {
+export function adminOnly(viewer: Viewer): void {
   if (viewer.role !== 'admin') throw new DashboardError(403, 'admins-only')
 }
 
@@ -120,99 +93,6 @@ export function me(deps: Pick<Deps, 'config'>, viewer: Viewer): MeDto {
         .map((id) => ({ id, role: 'expert' as const })),
     ],
     llm: { currency: deps.config.llm.currency, minorUnitsPerMajor: deps.config.llm.minorUnitsPerMajor },
-  }
-}
-
-/**
- * Ratings of answers per expert. There are none yet: consultations get owner experts and client ratings later
- * (issue 14). Until then the page shows "no ratings yet"; this is where their numbers will come from.
- */
-export async function ratingsSummary(_db: Db, _r: SeriesRange): Promise<RatingsDto | null> {
-  return null
-}
-
-/** The desk's monthly drafting budget as the ledger holds it for the month containing `now`. */
-async function draftBudget(deps: Deps, desk: DeskRuntime, now: Date): Promise<BudgetDto | null> {
-  const budget = deskDrafting(deps.config.llm, desk).monthlyBudget
-  if (!budget) return null
-  const zone = desk.schedule.timezone
-  const period = monthlyPeriod(now, zone)
-  const account = await findAccountByKey(
-    deps.db,
-    DESK_SCOPE,
-    String(desk.botId),
-    BUDGET_UNITS[budget.unit],
-    now,
-  )
-  return {
-    unit: budget.unit,
-    limit: account?.granted ?? budget.amount,
-    used: account?.used ?? 0,
-    held: account?.reserved ?? 0,
-    periodStart: iso(account?.period_start ?? period.start),
-    periodEnd: iso(account?.period_end ?? period.end),
-  }
-}
-
-function sumWeeks(weeks: AppealTotalsDto[]): AppealTotalsDto {
-  const t = { accepted: 0, answeredInTime: 0, answeredLate: 0, breached: 0, open: 0, openBreached: 0 }
-  for (const w of weeks) {
-    t.accepted += w.accepted
-    t.answeredInTime += w.answeredInTime
-    t.answeredLate += w.answeredLate
-    t.breached += w.breached
-    t.open += w.open
-    t.openBreached += w.openBreached
-  }
-  return t
-}
-
-export async function overview(deps: Deps, viewer: Viewer, days: number): Promise<OverviewDto> {
-  if (!(OVERVIEW_DAYS as readonly number[]).includes(days)) throw new DashboardError(400, 'bad-range')
-  const { desk } = viewer
-  const now = await clockNow(deps.db)
-  const { from, to } = dayRange(desk, days, now)
-  const zone = desk.schedule.timezone
-  const r: SeriesRange = { botId: desk.botId, from, to, zone }
-  const range = { days, from: iso(from), to: iso(to), zone }
-
-  if (viewer.role === 'admin') {
-    const [report, revenue, weeks, drafts, budget, ratings] = await Promise.all([
-      buildReport(deps.db, desk.botId, from, to),
-      revenueByDay(deps.db, r),
-      appealsByWeek(deps.db, r),
-      draftsByDay(deps.db, r),
-      draftBudget(deps, desk, now),
-      ratingsSummary(deps.db, r),
-    ])
-    return {
-      role: viewer.role,
-      range,
-      revenue: { totals: report.revenue, byDay: revenue },
-      consultations: report.consultations,
-      appeals: { totals: report.appeals, byWeek: weeks },
-      experts: report.experts,
-      ratings,
-      drafts: { byDay: drafts, budget },
-      refusals: { ledger: report.ledger, admission: report.admission },
-    }
-  }
-  const [experts, weeks, drafts, ratings] = await Promise.all([
-    responseByExpert(deps.db, r),
-    appealsByWeek(deps.db, r, viewer.userId),
-    draftsByDay(deps.db, r, viewer.userId),
-    ratingsSummary(deps.db, r),
-  ])
-  return {
-    role: viewer.role,
-    range,
-    revenue: null,
-    consultations: null,
-    appeals: { totals: sumWeeks(weeks), byWeek: weeks },
-    experts: experts.filter((e) => e.staffId === viewer.userId),
-    ratings: ratings && { byExpert: ratings.byExpert.filter((e) => e.staffId === viewer.userId) },
-    drafts: { byDay: drafts, budget: null },
-    refusals: null,
   }
 }
 
@@ -451,105 +331,4 @@ export async function refund(
     default:
       return { status: r.status, payment: paymentDto(after) }
   }
-}
-
-export const EXPORT_KINDS: readonly ExportKind[] = ['payments', 'consultations', 'questions']
-
-/** A download link for one CSV: signed, for this admin, valid a few minutes. */
-export function exportLink(
-  viewer: Viewer,
-  kind: ExportKind,
-  range: { from: Date; to: Date },
-  now: Date,
-): ExportLinkDto {
-  adminOnly(viewer)
-  if (range.to.getTime() - range.from.getTime() > MAX_EXPORT_DAYS * 86_400_000)
-    throw new DashboardError(400, 'range-too-long')
-  const expiresAt = new Date(Math.min(now.getTime() + EXPORT_LINK_SECONDS * 1000, viewer.expiresAt.getTime()))
-  const token = signExport(viewer.desk.token, { userId: viewer.userId, kind, ...range, expiresAt })
-  return {
-    url: `export/${kind}.csv?t=${encodeURIComponent(token)}`,
-    filename: exportFilename(viewer.desk, kind, range),
-  }
-}
-
-function exportFilename(desk: DeskRuntime, kind: ExportKind, r: { from: Date; to: Date }): string {
-  const zone = desk.schedule.timezone
-  const day = (d: Date) => DateTime.fromJSDate(d, { zone }).toISODate()
-  return `${desk.slug}-${kind}-${day(r.from)}_${day(new Date(r.to.getTime() - 1))}.csv`
-}
-
-/** The columns of each export. Append new columns at the end: scripts read these files by position too. */
-const PAYMENT_COLUMNS: Column<PaymentExportRow>[] = [
-  { header: 'payment_id', value: (r) => r.id },
-  { header: 'paid_at', value: (r) => r.paidAt },
-  { header: 'user_id', value: (r) => r.userId },
-  { header: 'first_name', value: (r) => r.firstName },
-  { header: 'last_name', value: (r) => r.lastName },
-  { header: 'username', value: (r) => r.username },
-  { header: 'kind', value: (r) => r.kind },
-  { header: 'amount', value: (r) => r.amount },
-  { header: 'currency', value: (r) => r.currency },
-  { header: 'order_id', value: (r) => r.orderId },
-  { header: 'consultation_id', value: (r) => r.consultationId },
-  { header: 'tariff', value: (r) => r.tariffCode },
-  { header: 'telegram_payment_charge_id', value: (r) => r.charge },
-  { header: 'refunded_at', value: (r) => r.refundedAt },
-  { header: 'refund_source', value: (r) => r.refundSource },
-  { header: 'refunded_by', value: (r) => r.refundedBy },
-]
-
-const CONSULTATION_COLUMNS: Column<ConsultationExportRow>[] = [
-  { header: 'consultation_id', value: (r) => r.id },
-  { header: 'created_at', value: (r) => r.createdAt },
-  { header: 'state', value: (r) => r.state },
-  { header: 'user_id', value: (r) => r.userId },
-  { header: 'first_name', value: (r) => r.firstName },
-  { header: 'last_name', value: (r) => r.lastName },
-  { header: 'username', value: (r) => r.username },
-  { header: 'tariff', value: (r) => r.tariffCode },
-  { header: 'title', value: (r) => r.title },
-  { header: 'price_stars', value: (r) => r.priceStars },
-  { header: 'starts_at', value: (r) => r.startsAt },
-  { header: 'access_until', value: (r) => r.accessUntil },
-  { header: 'closed_at', value: (r) => r.closedAt },
-  { header: 'revoked_at', value: (r) => r.revokedAt },
-  { header: 'questions_included', value: (r) => r.appealsTotal },
-  { header: 'questions_asked', value: (r) => r.appealsUsed },
-  { header: 'answered_in_time', value: (r) => r.answeredInTime },
-  { header: 'answered_late', value: (r) => r.answeredLate },
-  { header: 'answered_by', value: (r) => r.experts },
-]
-
-const QUESTION_COLUMNS: Column<QuestionExportRow>[] = [
-  { header: 'consultation_id', value: (r) => r.consultationId },
-  { header: 'question_number', value: (r) => r.number },
-  { header: 'user_id', value: (r) => r.userId },
-  { header: 'tariff', value: (r) => r.tariffCode },
-  { header: 'state', value: (r) => r.state },
-  { header: 'accepted_at', value: (r) => r.acceptedAt },
-  { header: 'sla_business_minutes', value: (r) => r.slaMinutes },
-  { header: 'due_at', value: (r) => r.dueAt },
-  { header: 'first_response_at', value: (r) => r.firstResponseAt },
-  { header: 'answered_by', value: (r) => r.answeredBy },
-  { header: 'response_business_minutes', value: (r) => r.responseBusinessMinutes },
-  { header: 'in_time', value: (r) => r.inTime },
-  { header: 'breached_at', value: (r) => r.breachedAt },
-]
-
-/** The CSV of a signed export link (the caller verified the token; the role is checked again here). */
-export async function exportCsv(
-  deps: Deps,
-  desk: DeskRuntime,
-  grant: ExportGrant,
-): Promise<{ filename: string; body: string }> {
-  if (!desk.staff.admins.includes(grant.userId)) throw new DashboardError(403, 'admins-only')
-  const r = { botId: desk.botId, from: grant.from, to: grant.to, zone: desk.schedule.timezone }
-  const body =
-    grant.kind === 'payments'
-      ? toCsv(PAYMENT_COLUMNS, await paymentRows(deps.db, r))
-      : grant.kind === 'consultations'
-        ? toCsv(CONSULTATION_COLUMNS, await consultationRows(deps.db, r))
-        : toCsv(QUESTION_COLUMNS, await questionRows(deps.db, r))
-  return { filename: exportFilename(desk, grant.kind, grant), body }
 }
