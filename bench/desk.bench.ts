@@ -458,7 +458,8 @@ async function soak(
     if (performance.now() >= nextSample) {
       nextSample += 1000
       const minute = Math.floor((performance.now() - t0) / 60_000)
-      ;(perMinute[minute] ??= []).push((await rssMb(pid)).rss)
+      if (!perMinute[minute]) perMinute[minute] = []
+      perMinute[minute]!.push((await rssMb(pid)).rss)
       if (minute > 0 && perMinute[minute]!.length === 1) {
         const m = median(perMinute[minute - 1]!)
         console.log(
