@@ -27,6 +27,11 @@
  * Targets (issue 5): >= 1,000 accepted messages/s on 2 cores, ratio >= 0.5, RSS <= 150 MB idle, <= 300 MB under load.
  *
  * BENCH_CONSULTATIONS (default 1000), BENCH_MESSAGES (per client after the first, default 20), BENCH_WINDOW (64).
+ *
+ * Soak (off unless BENCH_SOAK_MINUTES is set, so CI stays quick; issue 18 asks for 10): after the measured run the
+ * same clients keep writing at BENCH_SOAK_RATE messages/s (default 100) for that many minutes; the app's RSS is
+ * sampled every second and printed as each minute's median. Judged: the last minute's median within 10% of the
+ * second minute's (the first minute is the warm-up of the heap).
  */
 import { randomUUID } from 'node:crypto'
 import { readFile } from 'node:fs/promises'
@@ -58,6 +63,8 @@ const MESSAGES = Number(process.env.BENCH_MESSAGES ?? 20)
 const WINDOW = Number(process.env.BENCH_WINDOW ?? 64)
 /** The app's pool size (src/db/pool.ts default): the baseline gets as many connections. */
 const APP_POOL = 10
+const SOAK_MINUTES = Number(process.env.BENCH_SOAK_MINUTES ?? 0)
+const SOAK_RATE = Number(process.env.BENCH_SOAK_RATE ?? 100)
 const TOKEN = `7000001:${'B'.repeat(35)}`
 const BOT_ID = 7000001
 
@@ -413,6 +420,7 @@ async function main() {
         `under load max ${Math.max(load.peak, warm.peak).toFixed(0)} MB (high-water ${after.hwm.toFixed(0)} MB)`,
     )
     const met = (ok: boolean) => (ok ? 'met' : 'NOT met')
+    if (SOAK_MINUTES > 0) await soak(setA, pid, tg, count, met)
     console.log(
       `targets: >= 1000 msgs/s ${met(botRate >= 1000)}; ratio >= 0.5 ${met(ratio >= 0.5)}; ` +
         `RSS idle <= 150 MB ${met(idle.rss <= 150)}; under load <= 300 MB ${met(Math.max(load.peak, after.hwm) <= 300)}`,
@@ -420,6 +428,63 @@ async function main() {
   } finally {
     await run.close()
   }
+}
+
+/**
+ * The soak: `SOAK_RATE` messages/s from `clients` (round robin) for `SOAK_MINUTES`, the app's RSS sampled every second;
+ * prints each minute's median RSS and messages handled, and the judgement (last minute vs the second, within 10%).
+ */
+async function soak(
+  clients: User[],
+  pid: number,
+  tg: Awaited<ReturnType<typeof startBotApi>>,
+  count: () => Promise<number>,
+  met: (ok: boolean) => string,
+): Promise<void> {
+  console.log(`soak: ${SOAK_MINUTES} min at ${SOAK_RATE} client messages/s`)
+  const before = await count()
+  const perMinute: number[][] = []
+  let sent = 0
+  const t0 = performance.now()
+  const end = t0 + SOAK_MINUTES * 60_000
+  let nextSample = t0 + 1000
+  while (performance.now() < end) {
+    const due = Math.floor(((performance.now() - t0) / 1000) * SOAK_RATE)
+    while (sent < due) {
+      const client = clients[sent % clients.length]!
+      void tg.push(BOT_ID, tg.privateText(client, `soak ${sent} from ${client.id}: and the webhook secret?`))
+      sent++
+    }
+    if (performance.now() >= nextSample) {
+      nextSample += 1000
+      const minute = Math.floor((performance.now() - t0) / 60_000)
+      if (!perMinute[minute]) perMinute[minute] = []
+      perMinute[minute]!.push((await rssMb(pid)).rss)
+      if (minute > 0 && perMinute[minute]!.length === 1) {
+        const m = median(perMinute[minute - 1]!)
+        console.log(
+          `  minute ${minute}: RSS median ${m.toFixed(0)} MB; handled so far ${(await count()) - before}`,
+        )
+      }
+    }
+    await sleep(20)
+  }
+  await sleep(3000)
+  const handled = (await count()) - before
+  const medians = perMinute.filter((m) => m.length > 0).map(median)
+  const second = medians[1] ?? medians[0]!
+  const last = medians[medians.length - 1]!
+  const drift = (last - second) / second
+  console.log(
+    `soak: ${sent} messages pushed, ${handled} handled; RSS medians by minute ${medians.map((m) => m.toFixed(0)).join(' ')} MB; ` +
+      `last minute ${last.toFixed(0)} vs second ${second.toFixed(0)} MB (${(drift * 100).toFixed(1)}%): flat within 10% ` +
+      met(Math.abs(drift) <= 0.1),
+  )
+}
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b)
+  return s[Math.floor(s.length / 2)]!
 }
 
 main().then(

@@ -1,12 +1,16 @@
 /**
  * npm run bench:ledger — the ledger's reserve+commit cycle against a raw pg baseline, same PostgreSQL, 32 connections.
  *
- * Baseline (plain pg): BEGIN; conditional UPDATE of one account; INSERT of a journal row; COMMIT.
+ * Baseline, judged (plain pg, the same protocol as the ledger's cycle): two transactions - BEGIN; conditional UPDATE
+ * of one account's `reserved`; INSERT of a journal row; COMMIT - then BEGIN; settle UPDATE (reserved -> used); INSERT
+ * of a journal row; COMMIT. Printed as `ratio ledger/baseline, <workload>: X`.
+ * Baseline, information (the former judged one): one transaction - BEGIN; conditional UPDATE of `used`; INSERT of a
+ * journal row; COMMIT. Printed on lines starting with `info:`.
  * Ledger: reserve (one admission: account hold + reservation row + journal row) then commit (settle: reservation
  * state + account + journal row), each its own transaction, through the Ledger API given its pg pool (named prepared
  * statements, as `new Ledger(db, { pool })`).
- * Each runs over 10,000 accounts and on one hot account. Prints ops/s (one op = one baseline transaction or one
- * ledger reserve+commit cycle), p50/p99 latency, the ratio ledger/baseline (overall and per pair of slices) and a
+ * Each runs over 10,000 accounts and on one hot account. Prints ops/s (one op = one baseline cycle of two
+ * transactions, one ledger reserve+commit cycle, or one one-transaction op), p50/p99 latency, the ratio ledger/baseline (overall and per pair of slices) and a
  * final invariant check. Within a workload the two implementations alternate in slices, so that drift in a noisy
  * machine's speed, and the tables' growth, fall on both.
  *
@@ -164,6 +168,41 @@ async function main() {
     const pick = () => ids[Math.floor(Math.random() * ids.length)]!
     const run_id = randomBytes(3).toString('hex')
 
+    /** One transaction of the two-transaction baseline: `update` then, when it took a row, the journal row. */
+    const tx = async (update: string, journal: string, id: number, requestId: string) => {
+      const c = await raw.connect()
+      try {
+        await c.query('BEGIN')
+        const u = await c.query(update, [id])
+        if (u.rowCount === 1) await c.query(journal, [id, requestId])
+        await c.query('COMMIT')
+        return u.rowCount === 1
+      } catch (err) {
+        await c.query('ROLLBACK').catch(() => {})
+        throw err
+      } finally {
+        c.release()
+      }
+    }
+    // The judged baseline: the ledger's protocol (reserve, then settle), each step its own transaction.
+    const baseline2 = (accountOf: () => number) => async (w: number, seq: number) => {
+      const id = accountOf()
+      const requestId = `base2-${run_id}-${w}-${seq}`
+      const reserved = await tx(
+        'update ledger_account set reserved = reserved + 1 where id = $1 and granted - reserved - used >= 1',
+        "insert into ledger_journal (account_id, request_id, reason, d_reserved) values ($1, $2, 'reserve', 1)",
+        id,
+        requestId,
+      )
+      if (!reserved) return false
+      return tx(
+        'update ledger_account set reserved = reserved - 1, used = used + 1 where id = $1 and reserved >= 1',
+        "insert into ledger_journal (account_id, request_id, reason, d_reserved, d_used) values ($1, $2, 'commit', -1, 1)",
+        id,
+        requestId,
+      )
+    }
+    // For information: the former baseline, one transaction per op.
     const baseline = (accountOf: () => number) => async (w: number, seq: number) => {
       const c = await raw.connect()
       try {
@@ -202,9 +241,9 @@ async function main() {
       return c.ok
     }
 
-    const workloads: [string, Op, Op][] = [
-      ['10,000 accounts', baseline(pick), cycle(pick)],
-      ['1 hot account', baseline(() => hot), cycle(() => hot)],
+    const workloads: [string, Op, Op, Op][] = [
+      ['10,000 accounts', baseline2(pick), cycle(pick), baseline(pick)],
+      ['1 hot account', baseline2(() => hot), cycle(() => hot), baseline(() => hot)],
     ]
     // Durability decides what a commit costs (a WAL flush per transaction, and the cycle has two), so it is printed.
     const setting = async (name: string) => (await handle.pool.query(`show ${name}`)).rows[0][name] as string
@@ -216,28 +255,33 @@ async function main() {
     )
     const results = new Map<string, Result>()
     const sliceRatios = new Map<string, number[]>()
-    for (const [workload, baseOp, ledgerOp] of workloads) {
+    for (const [workload, baseOp, ledgerOp, oneTxOp] of workloads) {
       await warmUp(baseOp, WARMUP_SECONDS)
       await warmUp(ledgerOp, WARMUP_SECONDS)
-      // Baseline and ledger alternate (B L, L B, B L, ...) so that a machine getting busier or quieter during the
-      // run, or tables growing, weighs on both alike.
+      await warmUp(oneTxOp, WARMUP_SECONDS)
+      // Baseline and ledger alternate (B L 1, 1 B L, B L 1, ...: the judged pair always adjacent) so that a machine
+      // getting busier or quieter during the run, or tables growing, weighs on all alike.
       const b = newTally()
       const l = newTally()
+      const one = newTally()
       const ratios: number[] = []
       for (let round = 0; round < ROUNDS; round++) {
         const seconds = SECONDS / ROUNDS
         if (round % 2 === 0) {
           const rb = await slice(baseOp, seconds, raw, b)
           ratios.push((await slice(ledgerOp, seconds, raw, l)) / rb)
+          await slice(oneTxOp, seconds, raw, one)
         } else {
-          const rl = await slice(ledgerOp, seconds, raw, l)
-          ratios.push(rl / (await slice(baseOp, seconds, raw, b)))
+          await slice(oneTxOp, seconds, raw, one)
+          const rb = await slice(baseOp, seconds, raw, b)
+          ratios.push((await slice(ledgerOp, seconds, raw, l)) / rb)
         }
       }
       sliceRatios.set(workload, ratios)
       for (const [impl, t] of [
         ['baseline', b],
         ['ledger', l],
+        ['1-tx base', one],
       ] as const) {
         const r = result(t)
         results.set(`${workload}/${impl}`, r)
@@ -254,6 +298,7 @@ async function main() {
     for (const workload of ['10,000 accounts', '1 hot account']) {
       const b = results.get(`${workload}/baseline`)!
       const l = results.get(`${workload}/ledger`)!
+      const one = results.get(`${workload}/1-tx base`)!
       const ratio = rate(l) / rate(b)
       const cpu = (r: Result) => (r.serverCpuUs === null ? null : r.serverCpuUs + r.clientCpuUs)
       const cpuRatio = cpu(b) !== null && cpu(l) !== null ? cpu(b)! / cpu(l)! : null
@@ -266,6 +311,10 @@ async function main() {
           (cpuRatio === null
             ? ''
             : `; CPU-time ratio (baseline ÷ ledger CPU per op): ${cpuRatio.toFixed(2)}`),
+      )
+      console.log(
+        `info: ratio ledger/one-transaction baseline, ${workload}: ${(rate(l) / rate(one)).toFixed(2)} ` +
+          `(the former judged baseline: one conditional UPDATE + journal row in one transaction)`,
       )
     }
 

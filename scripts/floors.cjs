@@ -30,6 +30,7 @@ const FLOORS = [
     'payments',
     'reports',
     'dashboard',
+    'privacy',
   ].map((f) => floor('feature', f, [`^src/${f}/`])),
   floor('edge', 'bot+server', ['^src/bot/', '^src/server/', '^src/intake/']),
   floor('wiring', 'wiring', ['^src/app[.]ts$', '^src/workers[.]ts$', '^src/main[.]ts$', '^src/demo/']),

@@ -34,6 +34,9 @@ import { runClosingSoon, runTopicClose, runWindowClose } from './lifecycle/windo
 import { ordersSweepQueue, scheduledStartQueue } from './orders/orders.jobs'
 import { sweepOrders } from './orders/orders.service'
 import { RECONCILE_CRON, reconcileQueue, runReconciliation } from './payments/reconciliation'
+import { runExport } from './privacy/export'
+import { runForgetTopic } from './privacy/forget'
+import { exportQueue, forgetTopicQueue } from './privacy/privacy.jobs'
 import { runLane } from './routing/delivery'
 import { DESK_SWEEP_CRON, deskInQueue, deskOutQueue, deskSweepQueue } from './routing/routing.jobs'
 import { openTopic, sweepLanes } from './routing/routing.workers'
@@ -73,6 +76,9 @@ export const QUEUES: readonly QueueDef<any>[] = [
   topicCloseQueue,
   transcriptQueue,
   lifecycleSweepQueue,
+  // data rights (/mydata, /forget)
+  exportQueue,
+  forgetTopicQueue,
 ]
 
 /** Starts the workers of every queue and the schedules of the sweepers (the `worker` role, or `all`). */
@@ -113,4 +119,8 @@ export async function startWorkers(deps: Deps): Promise<void> {
   await jobs.work(transcriptQueue, (d) => runTranscript(deps, d))
   await jobs.work(lifecycleSweepQueue, () => sweepLifecycle(deps))
   await jobs.boss.schedule(lifecycleSweepQueue.name, LIFECYCLE_SWEEP_CRON, {}, { tz: 'UTC' })
+
+  // Data rights.
+  await jobs.work(exportQueue, (d) => runExport(deps, d))
+  await jobs.work(forgetTopicQueue, (d) => runForgetTopic(deps, d))
 }

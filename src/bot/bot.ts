@@ -12,6 +12,7 @@ import { deskFeature } from './features/desk'
 import { draftingFeature } from './features/drafting'
 import { answerPreCheckout, paymentsFeature, preCheckoutAnswer } from './features/payments'
 import { paysupportFeature } from './features/paysupport'
+import { privacyFeature } from './features/privacy'
 import { reportFeature } from './features/report'
 import { staffFeature } from './features/staff'
 import { startFeature } from './features/start'
@@ -37,6 +38,7 @@ function features(): Composer<BotContext>[] {
     statusFeature,
     transcriptFeature,
     termsFeature,
+    privacyFeature,
     adminPaymentsFeature,
     draftingFeature,
     reportFeature,

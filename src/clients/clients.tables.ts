@@ -17,5 +17,7 @@ export interface ClientTables {
     blocked_bot_at: Date | null
     created_at: Generated<Date>
     updated_at: Generated<Date>
+    /** When the client's personal data was erased by /forget (src/privacy); null otherwise. */
+    forgotten_at: Generated<Date | null>
   }
 }

@@ -254,6 +254,8 @@ export async function closeEarly(
       .selectFrom('consultation')
       .select('order_id')
       .where('id', '=', input.consultationId)
+      // Only this desk's consultation: a button with another desk's id (tenant isolation) finds nothing.
+      .where('bot_id', '=', desk.botId)
       .executeTakeFirst()
     if (!head) return { status: 'not-active', state: 'unknown' }
     const order = await lockOrder(trx, head.order_id)

@@ -134,9 +134,18 @@ export async function restartWorld<W extends World>(w: W, opts: DeskWorldOptions
 
 /** Jobs of this app send through an Api with auto-retry (honours 429 retry_after) but no throttle. */
 export function useUnthrottledApi(app: App): void {
-  const api = new Api(TEST_TOKEN, { apiRoot: app.deps.config.secrets.telegramApiRoot })
-  api.config.use(autoRetry({ maxRetryAttempts: 3, maxDelaySeconds: 60 }))
-  app.deps.api = () => api
+  // One Api per desk, with that desk's token (a deployment with two desks sends as the right bot).
+  const apis = new Map<number, Api>()
+  app.deps.api = (botId: number) => {
+    let api = apis.get(botId)
+    if (!api) {
+      const token = app.deps.config.desks.find((d) => d.botId === botId)?.token ?? TEST_TOKEN
+      api = new Api(token, { apiRoot: app.deps.config.secrets.telegramApiRoot })
+      api.config.use(autoRetry({ maxRetryAttempts: 3, maxDelaySeconds: 60 }))
+      apis.set(botId, api)
+    }
+    return api
+  }
 }
 
 let clientCounter = 0

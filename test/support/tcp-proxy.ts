@@ -15,6 +15,8 @@ export class TcpProxy {
   private down = false
   private next = 0
   port = 0
+  /** Connections passed to each target port so far (to check that a balancer spread the load). */
+  readonly connectionsTo = new Map<number, number>()
 
   constructor(private targets: { host: string; port: number }[]) {
     this.server = net.createServer((client) => this.accept(client))
@@ -87,6 +89,7 @@ export class TcpProxy {
         return
       }
       this.open.add(upstream)
+      this.connectionsTo.set(target.port, (this.connectionsTo.get(target.port) ?? 0) + 1)
       upstream.on('close', () => {
         this.open.delete(upstream)
         client.destroy()

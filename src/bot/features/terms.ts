@@ -18,5 +18,12 @@ priv.command('terms', (ctx) =>
 )
 
 priv.command('privacy', (ctx) =>
-  ctx.reply([ctx.t('privacy-title'), pick(ctx.desk.privacy, ctx.lang, ctx.desk.defaultLanguage)].join('\n')),
+  ctx.reply(
+    [
+      ctx.t('privacy-title'),
+      pick(ctx.desk.privacy, ctx.lang, ctx.desk.defaultLanguage),
+      '',
+      ctx.t('privacy-rights'),
+    ].join('\n'),
+  ),
 )

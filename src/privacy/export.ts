@@ -1,0 +1,175 @@
+import { InputFile } from 'grammy'
+import { markBlocked } from '../clients/clients.repository'
+import type { DeskRuntime } from '../config/load'
+import { claimUpdate } from '../db/once'
+import type { Deps } from '../deps'
+import { buildTranscript } from '../lifecycle/transcript'
+import { isBlocked } from '../telegram/api'
+import { type ExportJob, exportQueue } from './privacy.jobs'
+
+/**
+ * /mydata (issue 18): everything this desk holds about one client, as a JSON file sent by a job (sendDocument) -
+ * their client row, orders, payments, consultations, questions (appeals), every message of their consultations with
+ * its stored content, disputes, and the transcript of each finished consultation. Only this desk's rows (bot_id):
+ * the same person on another desk of the deployment is another client. There is no ratings table; the staff's AI
+ * drafts are the staff's working notes and are not included (what was sent to the client is, as a message).
+ */
+
+/** Queues the export; one file per update (a redelivered /mydata finds its claim and queues nothing). */
+export async function requestExport(
+  deps: Deps,
+  desk: DeskRuntime,
+  input: { userId: number; lang: string; updateId: number },
+): Promise<'queued' | 'duplicate'> {
+  return deps.jobs.transaction(deps.db, async (trx, outbox) => {
+    if (!(await claimUpdate(trx, desk.botId, input.updateId))) return 'duplicate'
+    await outbox.send(exportQueue, {
+      botId: desk.botId,
+      userId: input.userId,
+      lang: input.lang,
+      key: `mydata:${desk.botId}:${input.userId}:${input.updateId}`,
+    })
+    return 'queued'
+  })
+}
+
+/** What the desk `botId` holds about `userId`, as one JSON-ready object. */
+export async function collectClientData(deps: Deps, desk: DeskRuntime, userId: number, lang: string) {
+  const db = deps.db
+  const botId = desk.botId
+  const client = await db
+    .selectFrom('client')
+    .selectAll()
+    .where('bot_id', '=', botId)
+    .where('user_id', '=', userId)
+    .executeTakeFirst()
+  const orders = await db
+    .selectFrom('orders')
+    .selectAll()
+    .where('bot_id', '=', botId)
+    .where('user_id', '=', userId)
+    .orderBy('id')
+    .execute()
+  const payments = await db
+    .selectFrom('payment')
+    .select([
+      'id',
+      'order_id',
+      'telegram_payment_charge_id',
+      'currency',
+      'total_amount',
+      'kind',
+      'created_at',
+    ])
+    .select(['refunded_at', 'refund_started_at'])
+    .where('bot_id', '=', botId)
+    .where('user_id', '=', userId)
+    .orderBy('id')
+    .execute()
+  const consultations = await db
+    .selectFrom('consultation')
+    .select(['id', 'order_id', 'state', 'starts_at', 'access_until', 'closed_at', 'revoked_at', 'created_at'])
+    .where('bot_id', '=', botId)
+    .where('user_id', '=', userId)
+    .orderBy('id')
+    .execute()
+  const ids = consultations.map((c) => c.id)
+  const appeals = ids.length
+    ? await db
+        .selectFrom('desk_appeal')
+        .select(['id', 'consultation_id', 'number', 'state', 'accepted_at', 'due_at', 'first_response_at'])
+        .select(['in_time', 'breached_at'])
+        .where('consultation_id', 'in', ids)
+        .orderBy('id')
+        .execute()
+    : []
+  const messages = await db
+    .selectFrom('desk_message')
+    .select(['id', 'consultation_id', 'appeal_id', 'direction', 'kind', 'content_type', 'content', 'state'])
+    .select(['accepted_at', 'sent_at', 'created_at'])
+    .where('bot_id', '=', botId)
+    .where((eb) =>
+      eb.or([eb('chat_id', '=', userId), ...(ids.length ? [eb('consultation_id', 'in', ids)] : [])]),
+    )
+    .orderBy('id')
+    .execute()
+  const disputes = await db
+    .selectFrom('dispute')
+    .select(['id', 'payment_id', 'telegram_payment_charge_id', 'order_id', 'reason', 'state', 'resolution'])
+    .select(['created_at', 'resolved_at'])
+    .where('bot_id', '=', botId)
+    .where('user_id', '=', userId)
+    .orderBy('id')
+    .execute()
+  const transcripts: { consultation_id: number; text: string }[] = []
+  for (const c of consultations)
+    if (c.state === 'closed' || c.state === 'revoked')
+      transcripts.push({ consultation_id: c.id, text: await buildTranscript(deps, desk, c.id, lang) })
+  return {
+    generated_at: new Date().toISOString(),
+    desk: desk.slug,
+    user_id: userId,
+    client: client
+      ? {
+          first_name: client.first_name,
+          last_name: client.last_name,
+          username: client.username,
+          language_code: client.language_code,
+          time_zone: client.time_zone,
+          banned_at: client.banned_at,
+          created_at: client.created_at,
+          forgotten_at: client.forgotten_at,
+        }
+      : null,
+    orders: orders.map((o) => ({
+      id: o.id,
+      kind: (o as { kind?: string }).kind,
+      tariff: o.tariff_code,
+      title: o.title,
+      price_stars: o.price_stars,
+      state: o.state,
+      lang: o.lang,
+      terms_version: o.terms_version,
+      created_at: o.created_at,
+      paid_at: o.paid_at,
+    })),
+    payments,
+    consultations,
+    appeals,
+    messages,
+    disputes,
+    transcripts,
+  }
+}
+
+/** The job: build the file and send it, recording the result under the request's key before completing. */
+export async function runExport(deps: Deps, job: ExportJob): Promise<void> {
+  const done = await deps.db
+    .selectFrom('outbound_message')
+    .select('key')
+    .where('key', '=', job.key)
+    .executeTakeFirst()
+  if (done) return
+  const desk = deps.desk(job.botId)
+  const data = await collectClientData(deps, desk, job.userId, job.lang)
+  const body = Buffer.from(`${JSON.stringify(data, null, 2)}\n`, 'utf8')
+  let messageId: number | null = null
+  let outcome = 'sent'
+  try {
+    const m = await deps
+      .api(job.botId)
+      .sendDocument(job.userId, new InputFile(body, `mydata-${desk.slug}.json`), {
+        caption: deps.i18n.t(job.lang, 'privacy-mydata-caption'),
+      })
+    messageId = m.message_id
+  } catch (err) {
+    if (!isBlocked(err)) throw err
+    outcome = 'blocked'
+    await markBlocked(deps.db, job.botId, job.userId)
+  }
+  await deps.db
+    .insertInto('outbound_message')
+    .values({ key: job.key, bot_id: job.botId, chat_id: job.userId, message_id: messageId, outcome })
+    .onConflict((oc) => oc.column('key').doNothing())
+    .execute()
+}

@@ -1,0 +1,26 @@
+import { defineQueue } from '../jobs/queue'
+
+/**
+ * The data-rights jobs (issue 18): the export file for /mydata, and the note + close of each staff topic of a client
+ * who used /forget. Both talk to Telegram, so they run after the transaction that decided them.
+ */
+
+export interface ExportJob {
+  botId: number
+  userId: number
+  lang: string
+  /** Idempotency key in outbound_message: one file per request. */
+  key: string
+}
+
+export interface ForgetTopicJob {
+  botId: number
+  consultationId: number
+  threadId: number
+  /** Idempotency key in outbound_message: one note per topic per /forget. */
+  key: string
+}
+
+export const exportQueue = defineQueue<ExportJob>('privacy.export', {}, 1)
+/** Staff-group calls (a note, a rename, a close): the group's budget is small, one at a time. */
+export const forgetTopicQueue = defineQueue<ForgetTopicJob>('privacy.forget-topic', { retryLimit: 8 }, 1)
