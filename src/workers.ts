@@ -20,6 +20,7 @@ import {
 import { draftRunQueue } from './drafting/drafting.jobs'
 import { runDraft } from './drafting/run'
 import type { QueueDef } from './jobs/queue'
+import { retentionQueue, startRetention } from './jobs/retention'
 import { ledgerSweepQueue, startLedgerSweeper } from './ledger/ledger.jobs'
 import {
   LIFECYCLE_SWEEP_CRON,
@@ -73,6 +74,8 @@ export const QUEUES: readonly QueueDef<any>[] = [
   topicCloseQueue,
   transcriptQueue,
   lifecycleSweepQueue,
+  // operations: retention of the tables that only grow
+  retentionQueue,
 ]
 
 /** Starts the workers of every queue and the schedules of the sweepers (the `worker` role, or `all`). */
@@ -113,4 +116,6 @@ export async function startWorkers(deps: Deps): Promise<void> {
   await jobs.work(transcriptQueue, (d) => runTranscript(deps, d))
   await jobs.work(lifecycleSweepQueue, () => sweepLifecycle(deps))
   await jobs.boss.schedule(lifecycleSweepQueue.name, LIFECYCLE_SWEEP_CRON, {}, { tz: 'UTC' })
+
+  await startRetention(jobs, deps.db, deps.log)
 }

@@ -57,6 +57,11 @@ export class Jobs {
       pollingIntervalSeconds: 0.5,
       schedule: opts.schedule ?? true,
       supervise: true,
+      // Retention of pg-boss's own tables (README "Retention"): completed jobs move to the archive after 12 h,
+      // failed ones after 7 days (time to look at them), and the archive is emptied after 7 days.
+      archiveCompletedAfterSeconds: 12 * 3600,
+      archiveFailedAfterSeconds: 7 * 86_400,
+      deleteAfterDays: 7,
       // Passed through to pg's Pool: a connection attempt to an unreachable server fails instead of hanging, and
       // TCP keepalive notices a connection that died silently.
       connectionTimeoutMillis: 10_000,
