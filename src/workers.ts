@@ -32,6 +32,7 @@ import { runBreach, runReminder } from './lifecycle/sla.service'
 import { sweepLifecycle } from './lifecycle/sweep'
 import { runTranscript } from './lifecycle/transcript'
 import { runClosingSoon, runTopicClose, runWindowClose } from './lifecycle/window.service'
+import { metrics } from './metrics'
 import { ordersSweepQueue, scheduledStartQueue } from './orders/orders.jobs'
 import { sweepOrders } from './orders/orders.service'
 import { RECONCILE_CRON, reconcileQueue, runReconciliation } from './payments/reconciliation'
@@ -108,8 +109,16 @@ export async function startWorkers(deps: Deps): Promise<void> {
   await startLedgerSweeper(jobs, deps.ledger, { log: deps.log })
 
   // SLA and window lifecycle, and its sweeper.
-  await jobs.work(slaRemindQueue, (d) => runReminder(deps, d.appealId))
-  await jobs.work(slaBreachQueue, (d) => runBreach(deps, d.appealId))
+  await jobs.work(slaRemindQueue, async (d) => {
+    const r = await runReminder(deps, d.appealId)
+    if (r === 'reminded') metrics.slaReminders.inc()
+    return r
+  })
+  await jobs.work(slaBreachQueue, async (d) => {
+    const r = await runBreach(deps, d.appealId)
+    if (r.status === 'breached') metrics.slaBreaches.inc({ outcome: r.outcome })
+    return r
+  })
   await jobs.work(closingSoonQueue, (d) => runClosingSoon(deps, d))
   await jobs.work(windowCloseQueue, (d) => runWindowClose(deps, d))
   await jobs.work(topicCloseQueue, (d) => runTopicClose(deps, d.consultationId))

@@ -18,6 +18,8 @@ export interface Secrets {
   llmApiKey: string | undefined
   /** Bot API server root; Telegram's own unless a self-hosted server or a test stand-in is used. */
   telegramApiRoot: string
+  /** Bearer token for GET /metrics; unset = /metrics answers the loopback address only. */
+  metricsToken?: string | undefined
 }
 
 export interface DeskRuntime extends DeskConfig {
@@ -126,6 +128,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): LoadedConfig {
       webhookSecret,
       llmApiKey: env.LLM_API_KEY || undefined,
       telegramApiRoot: (env.TELEGRAM_API_ROOT || 'https://api.telegram.org').replace(/\/+$/, ''),
+      metricsToken: env.METRICS_TOKEN || undefined,
     },
   }
 }

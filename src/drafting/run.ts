@@ -6,6 +6,7 @@ import type { Trx } from '../db/database'
 import type { Deps } from '../deps'
 import { errorSummary, type Outbox } from '../jobs/jobs'
 import type { CompletionOutcome } from '../llm/provider'
+import { metrics } from '../metrics'
 import type { RunResult } from './drafting.model'
 import { claimForCall, type Draft, dbNow, findDraft, lockDraft, updateDraft } from './drafting.repository'
 import { actualsFor, DRAFT_TEXT_MAX, heldText, ledgerIn, postDraft, postNote } from './drafting.service'
@@ -120,11 +121,17 @@ async function settleIn(
         : `draft ${d.id}: usage not reported; charged the reserved upper bound`,
     })
     if (!s.ok)
-      deps.log.error({ draft: d.id, reason: s.reason, state: s.state }, 'draft: ledger refused the commit')
+      deps.log.error({ draft_id: d.id, reason: s.reason, state: s.state }, 'draft: ledger refused the commit')
     const raw = outcome.text.trim()
     const truncated = raw.length > DRAFT_TEXT_MAX
     const text = truncated ? `${raw.slice(0, DRAFT_TEXT_MAX - 1)}…` : raw
     const cost = usage && model ? priceMinor(model, usage.input, usage.output) : null
+    // Counted when the draft is settled (once: the draft row is locked in state `from`).
+    if (usage) {
+      metrics.llmTokens.inc({ direction: 'input' }, usage.input)
+      metrics.llmTokens.inc({ direction: 'output' }, usage.output)
+    }
+    if (cost !== null) metrics.llmCost.inc({ currency: llm.currency }, cost)
     const charged = usage
       ? deps.i18n.t(desk.defaultLanguage, 'drafting-usage', {
           input: usage.input,

@@ -15,6 +15,8 @@ export function createHttpServer(
   readiness?: Readiness,
   /** More routes (the dashboard, src/dashboard/dashboard.http.ts): true when it answered the request. */
   routes?: (req: IncomingMessage, res: ServerResponse, pathname: string) => Promise<boolean>,
+  /** GET /metrics (src/server/metrics.ts). */
+  metrics?: RouteHandler,
 ): Server {
   return createServer(async (req, res) => {
     const { pathname } = new URL(req.url ?? '/', 'http://localhost')
@@ -38,6 +40,7 @@ export function createHttpServer(
         res.end(JSON.stringify({ ok, database: db, jobs, ...(Object.keys(down).length ? { down } : {}) }))
         return
       }
+      if (req.method === 'GET' && pathname === '/metrics' && metrics) return await metrics(req, res)
       const m = /^\/telegram\/([a-z0-9-]+)$/.exec(pathname)
       const hook = m && webhooks.get(m[1]!)
       if (req.method === 'POST' && hook) return await hook(req, res)

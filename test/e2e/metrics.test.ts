@@ -1,0 +1,130 @@
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { metricsRoute } from '../../src/server/metrics'
+import { createApi } from '../../src/telegram/api'
+import { TEST_TOKEN } from '../support/app'
+import {
+  clientSends,
+  type DeskWorld,
+  itemIn,
+  newClient,
+  payThroughTelegram,
+  startDeskWorld,
+  topicReady,
+} from '../support/fixtures'
+
+/**
+ * GET /metrics: Prometheus text with the desk's counters and the outbox's queues read from the database, behind a
+ * bearer token (METRICS_TOKEN) or, without one, for the loopback address only.
+ */
+
+const TOKEN = 'metrics-secret-1'
+
+/** The value of one sample line (`name{labels} value`), 0 when absent. */
+function sample(text: string, name: string, labels: Record<string, string> = {}): number {
+  for (const line of text.split('\n')) {
+    if (!line.startsWith(`${name}{`) && !line.startsWith(`${name} `)) continue
+    if (!Object.entries(labels).every(([k, v]) => line.includes(`${k}="${v}"`))) continue
+    return Number(line.slice(line.lastIndexOf(' ') + 1))
+  }
+  return 0
+}
+
+describe('/metrics with METRICS_TOKEN', () => {
+  let w: DeskWorld
+  let url: string
+  beforeAll(async () => {
+    w = await startDeskWorld({ env: { METRICS_TOKEN: TOKEN } })
+    url = `http://127.0.0.1:${w.t.app.httpPort}/metrics`
+  })
+  afterAll(() => w?.stop())
+
+  const scrape = async () => {
+    const r = await fetch(url, { headers: { authorization: `Bearer ${TOKEN}` } })
+    expect(r.status).toBe(200)
+    expect(r.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/)
+    return r.text()
+  }
+
+  it('refuses a missing or wrong token (401), even from localhost', async () => {
+    expect((await fetch(url)).status).toBe(401)
+    expect((await fetch(url, { headers: { authorization: 'Bearer nope' } })).status).toBe(401)
+    expect((await fetch(url, { headers: { authorization: TOKEN } })).status).toBe(401)
+  })
+
+  it('counts updates, handler latency, payments and Stars, deliveries; reads queues and the pool', async () => {
+    const before = await scrape()
+    const client = await newClient(w, { language_code: 'en' })
+    const { consultationId } = await payThroughTelegram(w, client)
+    await topicReady(w, consultationId)
+    const m = await clientSends(w, client, 'A question for the metrics')
+    await itemIn(w, client.id, m.message_id, 'sent')
+    const after = await scrape()
+    const delta = (name: string, labels: Record<string, string> = {}) =>
+      sample(after, name, labels) - sample(before, name, labels)
+
+    expect(delta('desk_updates_total', { type: 'message', outcome: 'done' })).toBeGreaterThanOrEqual(1)
+    expect(delta('desk_updates_total', { type: 'successful_payment', outcome: 'done' })).toBe(1)
+    expect(delta('desk_update_handler_seconds_count', { type: 'message' })).toBeGreaterThanOrEqual(1)
+    expect(after).toMatch(/desk_update_handler_seconds_bucket\{le="0\.05",type="message"/)
+    expect(delta('desk_payments_total', { kind: 'activated' })).toBe(1)
+    expect(delta('desk_payment_stars_total', { kind: 'activated' })).toBe(100)
+    expect(delta('desk_deliveries_total', { result: 'sent' })).toBeGreaterThanOrEqual(1)
+    expect(delta('ledger_reserves_total', { outcome: 'reserved' })).toBeGreaterThanOrEqual(1)
+    // Read from the database at scrape time.
+    expect(after).toMatch(/^outbox_jobs_due\{queue="[a-z.-]+"\} \d+$/m)
+    expect(after).toMatch(/^outbox_dead_letters 0$/m)
+    expect(sample(after, 'db_pool_connections', { state: 'total' })).toBeGreaterThan(0)
+    expect(after).toMatch(/^process_resident_memory_bytes/m)
+  })
+
+  it('counts a 429 and its retry_after on the Api jobs use', async () => {
+    const before = await scrape()
+    const chat = (await newClient(w)).id
+    w.tg.fail('sendMessage', {
+      error_code: 429,
+      description: 'Too Many Requests: retry after 1',
+      parameters: { retry_after: 1 },
+    })
+    await createApi({ token: TEST_TOKEN, apiRoot: w.tg.root }).sendMessage(chat, 'after a 429')
+    const after = await scrape()
+    expect(
+      sample(after, 'telegram_429_total', { method: 'sendMessage' }) -
+        sample(before, 'telegram_429_total', { method: 'sendMessage' }),
+    ).toBe(1)
+    expect(
+      sample(after, 'telegram_retry_after_seconds_total', { method: 'sendMessage' }) -
+        sample(before, 'telegram_retry_after_seconds_total', { method: 'sendMessage' }),
+    ).toBe(1)
+  })
+})
+
+describe('/metrics without a token', () => {
+  let w: DeskWorld
+  beforeAll(async () => {
+    w = await startDeskWorld()
+  })
+  afterAll(() => w?.stop())
+
+  it('answers the loopback address, refuses any other (403)', async () => {
+    const r = await fetch(`http://127.0.0.1:${w.t.app.httpPort}/metrics`)
+    expect(r.status).toBe(200)
+    expect(await r.text()).toContain('desk_updates_total')
+    // A request from another host, as the handler sees it.
+    const route = metricsRoute(w.deps, undefined)
+    let status = 0
+    const res = {
+      writeHead(s: number) {
+        status = s
+        return this
+      },
+      end() {
+        return this
+      },
+    } as unknown as ServerResponse
+    await route({ headers: {}, socket: { remoteAddress: '10.1.2.3' } } as unknown as IncomingMessage, res)
+    expect(status).toBe(403)
+    await route({ headers: {}, socket: { remoteAddress: '::1' } } as unknown as IncomingMessage, res)
+    expect(status).toBe(200)
+  })
+})
