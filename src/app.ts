@@ -141,6 +141,7 @@ export async function startApp(config: LoadedConfig, opts: AppOptions): Promise<
       readiness,
       config.dashboard.enabled ? dashboardRoutes(deps) : undefined,
       metricsRoute(deps, config.secrets.metricsToken),
+      { workers: role !== 'bot' },
     )
     const httpPort = await listen(server, config.http.port, config.http.host)
     cleanups.push(() => new Promise<void>((r) => server.close(() => r())))

@@ -34,6 +34,8 @@ export class Jobs {
   private started = false
   /** Jobs this process's handlers are working on now (id -> queue): its heartbeat lists them (liveness.ts). */
   readonly active = new Map<string, string>()
+  /** When a handler of this process last took a job (ms since epoch; 0: never): the heartbeat records it. */
+  lastTakenAt = 0
 
   constructor(
     readonly boss: PgBoss,
@@ -151,6 +153,7 @@ export class Jobs {
       ids.push(
         await this.boss.work<T>(queue.name, { batchSize: 1 }, async ([job]) => {
           if (!job) return
+          this.lastTakenAt = Date.now()
           this.active.set(job.id, queue.name)
           try {
             return await handler(job.data, job)
