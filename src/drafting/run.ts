@@ -59,8 +59,8 @@ export async function runDraft(deps: Deps, draftId: number): Promise<RunResult> 
   })
   deps.log.info(
     {
-      draft: d.id,
-      consultation: d.consultation_id,
+      draft_id: d.id,
+      consultation_id: d.consultation_id,
       outcome: outcome.kind,
       ...(outcome.kind === 'ok' ? { usage: outcome.usage } : { reason: outcome.reason }),
       providerRequestId: outcome.providerRequestId,
@@ -87,7 +87,7 @@ async function settle(
       )
     } catch (err) {
       if (attempt >= 3) throw err
-      deps.log.warn({ draft: d.id, attempt, err: errorSummary(err) }, 'draft: settle failed; retrying')
+      deps.log.warn({ draft_id: d.id, attempt, err: errorSummary(err) }, 'draft: settle failed; retrying')
       await new Promise((r) => setTimeout(r, 250 * attempt))
     }
   }
@@ -181,14 +181,17 @@ async function settleIn(
       retryMarkup(deps, desk, d.consultation_id),
     )
     if (!s.ok && s.state !== 'expired')
-      deps.log.error({ draft: d.id, reason: s.reason, state: s.state }, 'draft: ledger refused the release')
+      deps.log.error(
+        { draft_id: d.id, reason: s.reason, state: s.state },
+        'draft: ledger refused the release',
+      )
     return { status: 'failed', charged: false, reason: outcome.reason }
   }
 
   // Sent, outcome unknown: the hold stays (it may have been spent) until an admin reconciles it.
   const s = await ledger.markUnknown(d.request_id, { note: `draft ${d.id}: ${outcome.reason}` })
   if (!s.ok)
-    deps.log.error({ draft: d.id, reason: s.reason, state: s.state }, 'draft: ledger refused mark-unknown')
+    deps.log.error({ draft_id: d.id, reason: s.reason, state: s.state }, 'draft: ledger refused mark-unknown')
   await updateDraft(trx, d.id, {
     state: 'unknown',
     error: s.ok ? outcome.reason : `${outcome.reason}; ledger: ${s.reason}`,

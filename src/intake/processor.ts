@@ -6,6 +6,7 @@ import type pg from 'pg'
 import { supportedLanguage } from '../bot/i18n'
 import type { Deps } from '../deps'
 import { errorSummary } from '../jobs/jobs'
+import { withTrace } from '../log'
 import { metrics } from '../metrics'
 import { notify } from '../telegram/notify'
 import {
@@ -215,7 +216,7 @@ export class InboxProcessor {
     const timer = metrics.handlerSeconds.startTimer({ type: row.kind })
     try {
       if (!handler) throw new Error(`no bot for ${row.bot_id} in this process`)
-      await handler(row.payload)
+      await withTrace(`u${row.bot_id}:${row.update_id}`, () => handler(row.payload))
       timer()
       metrics.updates.inc({ type: row.kind, outcome: 'done' })
       this.finished.push(refOf(row))

@@ -89,7 +89,10 @@ export async function refundPayment(
             ? `network error, the refund may or may not have happened; try again (${err.message})`
             : (err as Error).message
       await failRefund(deps.db, p.id, description)
-      deps.log.warn({ payment: p.id, description }, 'refundStarPayment failed')
+      deps.log.warn(
+        { payment_id: p.id, charge_id: p.telegram_payment_charge_id, description },
+        'refundStarPayment failed',
+      )
       return { status: 'failed', payment: p, description }
     }
   }
