@@ -4,11 +4,20 @@ import { metricsRoute } from '../../src/server/metrics'
 import { createApi } from '../../src/telegram/api'
 import { TEST_TOKEN } from '../support/app'
 import {
+  consultationWithQuestion,
+  type DraftWorld,
+  draftIn,
+  drafts,
+  startDraftWorld,
+} from '../support/drafting'
+import {
   clientSends,
   type DeskWorld,
+  eventually,
   itemIn,
   newClient,
   payThroughTelegram,
+  staffSends,
   startDeskWorld,
   topicReady,
 } from '../support/fixtures'
@@ -126,5 +135,36 @@ describe('/metrics without a token', () => {
     expect(status).toBe(403)
     await route({ headers: {}, socket: { remoteAddress: '::1' } } as unknown as IncomingMessage, res)
     expect(status).toBe(200)
+  })
+})
+
+describe('/metrics: drafts and the ledger', () => {
+  let w: DraftWorld
+  beforeAll(async () => {
+    w = await startDraftWorld()
+  })
+  afterAll(() => w?.stop())
+
+  const scrape = async () => (await fetch(`http://127.0.0.1:${w.t.app.httpPort}/metrics`)).text()
+
+  it('counts LLM tokens and cost of a draft, and ledger refusals by reason', async () => {
+    const before = await scrape()
+    const { consultationId, thread } = await consultationWithQuestion(w)
+    await staffSends(w, thread, w.expert, '/draft')
+    const d = await eventually(async () => (await drafts(w, consultationId))[0], 'a draft')
+    const ready = await draftIn(w, d.id, ['ready'])
+    const refused = await w.deps.ledger.reserve({
+      requestId: 'metrics-probe-no-account',
+      lines: [{ account: { accountId: 987_654_321 }, amount: 1 }],
+    })
+    expect(refused).toMatchObject({ admitted: false, reason: 'no_account' })
+    const after = await scrape()
+    const delta = (name: string, labels: Record<string, string> = {}) =>
+      sample(after, name, labels) - sample(before, name, labels)
+    expect(delta('llm_tokens_total', { direction: 'input' })).toBe(ready.input_tokens)
+    expect(delta('llm_tokens_total', { direction: 'output' })).toBe(ready.output_tokens)
+    expect(delta('llm_cost_minor_total', { currency: 'USD' })).toBe(Number(ready.cost))
+    expect(delta('ledger_refusals_total', { reason: 'no_account' })).toBe(1)
+    expect(delta('ledger_reserves_total', { outcome: 'refused' })).toBeGreaterThanOrEqual(1)
   })
 })
