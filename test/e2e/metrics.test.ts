@@ -11,6 +11,7 @@ import {
   startDraftWorld,
 } from '../support/drafting'
 import {
+  appeals,
   clientSends,
   type DeskWorld,
   eventually,
@@ -21,6 +22,7 @@ import {
   startDeskWorld,
   topicReady,
 } from '../support/fixtures'
+import { fastForward } from '../support/lifecycle-clock'
 
 /**
  * GET /metrics: Prometheus text with the desk's counters and the outbox's queues read from the database, behind a
@@ -85,6 +87,32 @@ describe('/metrics with METRICS_TOKEN', () => {
     expect(after).toMatch(/^outbox_dead_letters 0$/m)
     expect(sample(after, 'db_pool_connections', { state: 'total' })).toBeGreaterThan(0)
     expect(after).toMatch(/^process_resident_memory_bytes/m)
+  })
+
+  it('counts an SLA reminder and a breach as their jobs fire', async () => {
+    const before = await scrape()
+    const client = await newClient(w, { language_code: 'en' })
+    const { consultationId } = await payThroughTelegram(w, client)
+    await topicReady(w, consultationId)
+    const q = await clientSends(w, client, 'A question that waits')
+    await itemIn(w, client.id, q.message_id, 'sent')
+    await eventually(async () => (await appeals(w, consultationId))[0], 'the appeal')
+    // The SLA is 4 h, the reminder 30 min before: 3 h 31 min on, then past the due time.
+    await fastForward(w.deps.db, consultationId, (3 * 60 + 31) * 60_000)
+    await eventually(async () => {
+      const m = await scrape()
+      return (
+        sample(m, 'desk_sla_reminders_total') - sample(before, 'desk_sla_reminders_total') === 1 || undefined
+      )
+    }, 'the reminder counted')
+    await fastForward(w.deps.db, consultationId, 30 * 60_000)
+    await eventually(async () => {
+      const m = await scrape()
+      const d = (l: string) =>
+        sample(m, 'desk_sla_breaches_total', { outcome: l }) -
+        sample(before, 'desk_sla_breaches_total', { outcome: l })
+      return d('none') === 1 || undefined
+    }, 'the breach counted')
   })
 
   it('counts a 429 and its retry_after on the Api jobs use', async () => {
