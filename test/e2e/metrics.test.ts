@@ -20,6 +20,7 @@ import {
   payThroughTelegram,
   staffSends,
   startDeskWorld,
+  TEST_BOT_ID,
   topicReady,
 } from '../support/fixtures'
 import { fastForward } from '../support/lifecycle-clock'
@@ -113,6 +114,28 @@ describe('/metrics with METRICS_TOKEN', () => {
         sample(before, 'desk_sla_breaches_total', { outcome: l })
       return d('none') === 1 || undefined
     }, 'the breach counted')
+  })
+
+  it('counts a refund and its Stars once, whatever is pressed again', async () => {
+    const before = await scrape()
+    const client = await newClient(w, { language_code: 'en' })
+    const { orderId } = await payThroughTelegram(w, client)
+    const payment = await w.deps.db
+      .selectFrom('payment')
+      .select(['id', 'telegram_payment_charge_id'])
+      .where('order_id', '=', orderId)
+      .executeTakeFirstOrThrow()
+    await w.tg.push(TEST_BOT_ID, w.tg.command(w.admin, '/refund', payment.telegram_payment_charge_id))
+    const confirm = await w.tg.waitForSent(w.admin.id, /Refund payment/)
+    await w.tg.push(TEST_BOT_ID, w.tg.callback(w.admin, `rf:yes:${payment.id}`, confirm))
+    await w.tg.waitFor('editMessageText', (p) => /✅ Refunded: payment/.test(p.text))
+    await w.tg.push(TEST_BOT_ID, w.tg.callback(w.admin, `rf:yes:${payment.id}`, confirm))
+    await w.tg.waitFor('editMessageText', (p) => /is already refunded/.test(p.text))
+    const after = await scrape()
+    const d = (name: string) =>
+      sample(after, name, { source: 'admin' }) - sample(before, name, { source: 'admin' })
+    expect(d('desk_refunds_total')).toBe(1)
+    expect(d('desk_refund_stars_total')).toBe(100)
   })
 
   it('counts a 429 and its retry_after on the Api jobs use', async () => {
