@@ -21,6 +21,7 @@ import { createLlmClient } from './llm/provider'
 import type { Logger } from './log'
 import { Readiness } from './readiness'
 import { createHttpServer, listen } from './server/http'
+import { metricsRoute } from './server/metrics'
 import { createApi } from './telegram/api'
 import { QUEUES, startWorkers } from './workers'
 
@@ -139,6 +140,8 @@ export async function startApp(config: LoadedConfig, opts: AppOptions): Promise<
       intake?.webhooks ?? new Map(),
       readiness,
       config.dashboard.enabled ? dashboardRoutes(deps) : undefined,
+      metricsRoute(deps, config.secrets.metricsToken),
+      { workers: role !== 'bot' },
     )
     const httpPort = await listen(server, config.http.port, config.http.host)
     cleanups.push(() => new Promise<void>((r) => server.close(() => r())))

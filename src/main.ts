@@ -50,10 +50,34 @@ async function main(): Promise<void> {
   try {
     app = await startApp(config, { role: roleArg as Role, log })
   } catch (e) {
-    log.error({ err: { message: (e as Error).message } }, 'start failed')
+    console.error(startFailure(e, config))
     process.exit(1)
   }
   if (stopping) await app.stop()
+}
+
+/** A failed start as one plain line for the operator (no stack, no JSON): what failed and what to check. */
+function startFailure(e: unknown, config: ReturnType<typeof loadConfig>): string {
+  const chain: (Error & { code?: string })[] = []
+  for (let c: unknown = e; c instanceof Error && chain.length < 5; c = c.cause) chain.push(c)
+  const code = chain.find((c) => typeof c.code === 'string')?.code
+  const message = (chain.at(-1)?.message ?? String(e)).split('\n')[0]
+  const db = (() => {
+    try {
+      const u = new URL(config.secrets.databaseUrl ?? '')
+      return `${u.hostname}:${u.port || 5432}${u.pathname}`
+    } catch {
+      return 'the database'
+    }
+  })()
+  if (code === 'EADDRINUSE')
+    return `start failed: port ${config.http.port} on ${config.http.host} is already in use (http.port in ${config.file})`
+  if (code === '3D000') return `start failed: ${message} (DATABASE_URL, ${db})`
+  if (code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'ETIMEDOUT' || code === 'EAI_AGAIN')
+    return `start failed: cannot reach PostgreSQL at ${db} (${code}): is it running? check DATABASE_URL`
+  if (code === '28P01' || code === '28000')
+    return `start failed: PostgreSQL refused the login (DATABASE_URL): ${message}`
+  return `start failed: ${(e as Error)?.message?.split('\n')[0] ?? String(e)}`
 }
 
 void main()

@@ -20,6 +20,7 @@ import {
 import { draftRunQueue } from './drafting/drafting.jobs'
 import { runDraft } from './drafting/run'
 import type { QueueDef } from './jobs/queue'
+import { retentionQueue, startRetention } from './jobs/retention'
 import { ledgerSweepQueue, startLedgerSweeper } from './ledger/ledger.jobs'
 import {
   LIFECYCLE_SWEEP_CRON,
@@ -31,6 +32,7 @@ import { runBreach, runReminder } from './lifecycle/sla.service'
 import { sweepLifecycle } from './lifecycle/sweep'
 import { runTranscript } from './lifecycle/transcript'
 import { runClosingSoon, runTopicClose, runWindowClose } from './lifecycle/window.service'
+import { metrics } from './metrics'
 import { ordersSweepQueue, scheduledStartQueue } from './orders/orders.jobs'
 import { sweepOrders } from './orders/orders.service'
 import { RECONCILE_CRON, reconcileQueue, runReconciliation } from './payments/reconciliation'
@@ -79,6 +81,8 @@ export const QUEUES: readonly QueueDef<any>[] = [
   // data rights (/mydata, /forget)
   exportQueue,
   forgetTopicQueue,
+  // operations: retention of the tables that only grow
+  retentionQueue,
 ]
 
 /** Starts the workers of every queue and the schedules of the sweepers (the `worker` role, or `all`). */
@@ -111,8 +115,16 @@ export async function startWorkers(deps: Deps): Promise<void> {
   await startLedgerSweeper(jobs, deps.ledger, { log: deps.log })
 
   // SLA and window lifecycle, and its sweeper.
-  await jobs.work(slaRemindQueue, (d) => runReminder(deps, d.appealId))
-  await jobs.work(slaBreachQueue, (d) => runBreach(deps, d.appealId))
+  await jobs.work(slaRemindQueue, async (d) => {
+    const r = await runReminder(deps, d.appealId)
+    if (r === 'reminded') metrics.slaReminders.inc()
+    return r
+  })
+  await jobs.work(slaBreachQueue, async (d) => {
+    const r = await runBreach(deps, d.appealId)
+    if (r.status === 'breached') metrics.slaBreaches.inc({ outcome: r.outcome })
+    return r
+  })
   await jobs.work(closingSoonQueue, (d) => runClosingSoon(deps, d))
   await jobs.work(windowCloseQueue, (d) => runWindowClose(deps, d))
   await jobs.work(topicCloseQueue, (d) => runTopicClose(deps, d.consultationId))
@@ -123,4 +135,5 @@ export async function startWorkers(deps: Deps): Promise<void> {
   // Data rights.
   await jobs.work(exportQueue, (d) => runExport(deps, d))
   await jobs.work(forgetTopicQueue, (d) => runForgetTopic(deps, d))
+  await startRetention(jobs, deps.db, deps.log)
 }

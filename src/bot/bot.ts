@@ -10,6 +10,7 @@ import { adminPaymentsFeature } from './features/admin-payments'
 import { dashboardFeature } from './features/dashboard'
 import { deskFeature } from './features/desk'
 import { draftingFeature } from './features/drafting'
+import { fallbackFeature } from './features/fallback'
 import { answerPreCheckout, paymentsFeature, preCheckoutAnswer } from './features/payments'
 import { paysupportFeature } from './features/paysupport'
 import { privacyFeature } from './features/privacy'
@@ -45,6 +46,8 @@ function features(): Composer<BotContext>[] {
     dashboardFeature,
     staffFeature,
     deskFeature,
+    // Last: answers what nobody took (a callback whose data matches nothing).
+    fallbackFeature,
   ]
 }
 

@@ -18,6 +18,8 @@ export interface Secrets {
   llmApiKey: string | undefined
   /** Bot API server root; Telegram's own unless a self-hosted server or a test stand-in is used. */
   telegramApiRoot: string
+  /** Bearer token for GET /metrics; unset = /metrics answers the loopback address only. */
+  metricsToken?: string | undefined
 }
 
 export interface DeskRuntime extends DeskConfig {
@@ -47,7 +49,13 @@ function formatPath(p: PropertyKey[]): string {
 }
 
 export function formatZodError(file: string, error: z.ZodError): string {
-  return error.issues.map((i) => `${file}: ${formatPath(i.path)}: ${i.message}`).join('\n')
+  return error.issues
+    .flatMap((i) =>
+      i.code === 'unrecognized_keys'
+        ? i.keys.map((k) => `${file}: ${formatPath([...i.path, k])}: unknown key`)
+        : [`${file}: ${formatPath(i.path)}: ${i.message}`],
+    )
+    .join('\n')
 }
 
 export function parseConfig(file: string, text: string): AppConfig {
@@ -69,7 +77,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): LoadedConfig {
   const file = env.CONFIG_FILE ?? DEFAULT_CONFIG_FILE
   const abs = path.resolve(file)
   if (!existsSync(abs)) throw new ConfigError(`${file}: config file not found (set CONFIG_FILE or create it)`)
-  const config = parseConfig(file, readFileSync(abs, 'utf8'))
+  let text: string
+  try {
+    text = readFileSync(abs, 'utf8')
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code
+    throw new ConfigError(
+      code === 'EISDIR'
+        ? `${file}: is a directory, not a config file (set CONFIG_FILE to a YAML file)`
+        : `${file}: cannot be read (${code ?? (e as Error).message})`,
+    )
+  }
+  const config = parseConfig(file, text)
 
   const desks = config.desks.map((desk, i): DeskRuntime => {
     const token = env[desk.tokenEnv]
@@ -109,6 +128,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): LoadedConfig {
       webhookSecret,
       llmApiKey: env.LLM_API_KEY || undefined,
       telegramApiRoot: (env.TELEGRAM_API_ROOT || 'https://api.telegram.org').replace(/\/+$/, ''),
+      metricsToken: env.METRICS_TOKEN || undefined,
     },
   }
 }

@@ -2,6 +2,10 @@ import { IANAZone } from 'luxon'
 import { z } from 'zod'
 import { compileSchedule, ScheduleConfigError, WEEKDAYS } from '../time/business-time'
 
+/**
+ * Every object is strict (z.strictObject): an unknown key, a typo such as `mod: webhook`, is an error naming it.
+ */
+
 /** Languages the bot speaks; every user-facing text in config is given per language. */
 export const LANGUAGES = ['ru', 'en'] as const
 export type Language = (typeof LANGUAGES)[number]
@@ -27,7 +31,7 @@ const interval = z.string().refine(
 )
 const isoDate = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'expected a date "YYYY-MM-DD"')
 
-const schedule = z.object({
+const schedule = z.strictObject({
   timezone: timeZone,
   weekly: z.partialRecord(z.enum(WEEKDAYS), z.array(interval)),
   holidays: z.array(isoDate).default([]),
@@ -36,7 +40,7 @@ const schedule = z.object({
 })
 export type ScheduleConfig = z.infer<typeof schedule>
 
-const tariff = z.object({
+const tariff = z.strictObject({
   code: z.string().regex(/^[a-z0-9][a-z0-9_-]{0,31}$/, 'expected a short code of a-z, 0-9, "_" or "-"'),
   title: localized,
   description: localized,
@@ -61,16 +65,16 @@ const tariff = z.object({
   drafts: z.number().int().nonnegative().default(0),
   breachPolicy: z
     .discriminatedUnion('kind', [
-      z.object({ kind: z.literal('none') }),
-      z.object({ kind: z.literal('extend_window'), hours: z.number().positive() }),
-      z.object({ kind: z.literal('extra_appeal') }),
+      z.strictObject({ kind: z.literal('none') }),
+      z.strictObject({ kind: z.literal('extend_window'), hours: z.number().positive() }),
+      z.strictObject({ kind: z.literal('extra_appeal') }),
     ])
     .default({ kind: 'none' }),
 })
 export type TariffConfig = z.infer<typeof tariff>
 
 const desk = z
-  .object({
+  .strictObject({
     /** Short name used in the webhook path and logs. */
     slug: z.string().regex(/^[a-z0-9-]{1,32}$/, 'expected a slug of a-z, 0-9 and "-"'),
     name: localized,
@@ -79,13 +83,18 @@ const desk = z
     defaultLanguage: language.default('ru'),
     /** The staff supergroup with topics enabled; the bot is an admin there with can_manage_topics. */
     staffChatId: z.number().int(),
-    staff: z.object({
+    staff: z.strictObject({
       admins: z.array(z.number().int().positive()).min(1),
       experts: z.array(z.number().int().positive()).default([]),
+      /**
+       * Whether an anonymous admin of the staff group (posting as the group, sender_chat) acts as a desk admin.
+       * Off by default: Telegram does not say who they are, and only listed staff act.
+       */
+      anonymousAdmins: z.boolean().default(false),
     }),
     schedule,
     tariffs: z.array(tariff).min(1),
-    terms: z.object({ version: z.string().min(1), text: localized }),
+    terms: z.strictObject({ version: z.string().min(1), text: localized }),
     privacy: localized,
     /** Messages from staff in a topic that start with this prefix stay in the topic. */
     internalNotePrefix: z.string().min(1).default('//'),
@@ -93,7 +102,7 @@ const desk = z
     holdMinutes: z.number().int().positive().default(30),
     /** Reminders (src/lifecycle): to the experts before an appeal's due time, to the client before the window ends. */
     reminders: z
-      .object({
+      .strictObject({
         /** Business minutes before an appeal's due time the topic is reminded (0 = no reminder). */
         beforeDueBusinessMinutes: z.number().nonnegative().default(30),
         /** Minutes before access_until the client is told the window closes soon (0 = no notice). */
@@ -143,7 +152,7 @@ const desk = z
 export type DeskConfig = z.infer<typeof desk>
 
 /** An allowed model and its prices per 1M tokens, in the minor unit of `llm.currency` (e.g. cents). */
-const llmModel = z.object({
+const llmModel = z.strictObject({
   id: z.string().min(1),
   inputPer1M: z.number().nonnegative(),
   outputPer1M: z.number().nonnegative(),
@@ -152,7 +161,7 @@ const llmModel = z.object({
 })
 
 /** A desk's AI drafting settings (all optional: unset = `llm.drafting`). */
-const draftingOverrides = z.object({
+const draftingOverrides = z.strictObject({
   enabled: z.boolean().optional(),
   /** One of `llm.models`; default `llm.defaultModel`. */
   model: z.string().min(1).optional(),
@@ -162,7 +171,7 @@ const draftingOverrides = z.object({
   expertDailyCap: z.number().int().positive().nullable().optional(),
   /** The desk's drafting budget per desk-local calendar month; null = no budget line. */
   monthlyBudget: z
-    .object({ unit: z.enum(['money', 'tokens']), amount: z.number().int().positive() })
+    .strictObject({ unit: z.enum(['money', 'tokens']), amount: z.number().int().positive() })
     .nullable()
     .optional(),
   /** Drafts running at once on the desk (admitted, provider call not finished). */
@@ -170,7 +179,7 @@ const draftingOverrides = z.object({
 })
 
 const llm = z
-  .object({
+  .strictObject({
     /** Any OpenAI-compatible chat-completions endpoint. The key comes from LLM_API_KEY only. */
     baseUrl: z.url().default('https://api.openai.com/v1'),
     /** What the prices and money budgets are in (shown to staff): e.g. USD with 100 minor units (cents). */
@@ -187,12 +196,12 @@ const llm = z
     timeoutMs: z.number().int().min(1000).max(300_000).default(60_000),
     /** Defaults for every desk... */
     drafting: z
-      .object({
+      .strictObject({
         enabled: z.boolean().default(true),
         instructions: z.string().default(''),
         expertDailyCap: z.number().int().positive().nullable().default(20),
         monthlyBudget: z
-          .object({ unit: z.enum(['money', 'tokens']), amount: z.number().int().positive() })
+          .strictObject({ unit: z.enum(['money', 'tokens']), amount: z.number().int().positive() })
           .nullable()
           .default(null),
         concurrency: z.number().int().positive().default(2),
@@ -213,23 +222,25 @@ const llm = z
   })
 export type LlmConfig = z.infer<typeof llm>
 
-export const configSchema = z.object({
+export const configSchema = z.strictObject({
   mode: z.enum(['polling', 'webhook']).default('polling'),
   http: z
-    .object({
+    .strictObject({
       host: z.string().default('0.0.0.0'),
       port: z.number().int().min(0).max(65535).default(8080),
     })
     .prefault({}),
   webhook: z
-    .object({
+    .strictObject({
       /** Public HTTPS base URL Telegram calls; the desk's path /telegram/<slug> is appended. */
       publicUrl: z.url().optional(),
     })
     .prefault({}),
-  log: z.object({ level: z.enum(['trace', 'debug', 'info', 'warn', 'error']).default('info') }).prefault({}),
+  log: z
+    .strictObject({ level: z.enum(['trace', 'debug', 'info', 'warn', 'error']).default('info') })
+    .prefault({}),
   ledger: z
-    .object({
+    .strictObject({
       /** What happens when a commit's actual exceeds the reserved amount: record it all, or cap it and flag it. */
       overrunPolicy: z.enum(['allow', 'cap']).default('allow'),
     })
@@ -238,7 +249,7 @@ export const configSchema = z.object({
   llm: llm.prefault({}),
   /** The staff dashboard, a Telegram Mini App served at <publicUrl>/dashboard/<desk slug>/ (src/dashboard). */
   dashboard: z
-    .object({
+    .strictObject({
       enabled: z.boolean().default(true),
       /** Public HTTPS base URL of this server (Telegram opens Mini Apps over HTTPS only); unset = no buttons. */
       publicUrl: z.url().optional(),

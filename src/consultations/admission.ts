@@ -287,7 +287,7 @@ function ledgerRefusal(deps: Deps, consultationId: number, r: LedgerRefusal): Ad
   // No account or an inactive one while the window is open: the grants are out of step with the window. Fail
   // closed and say so in the log; the client is told nothing was counted.
   deps.log.warn(
-    { consultation: consultationId, reason: r.reason, detail: r.detail },
+    { consultation_id: consultationId, reason: r.reason, detail: r.detail },
     'appeal reserve refused unexpectedly',
   )
   return { reason: 'unavailable', numbers: { ledgerReason: r.reason } }

@@ -176,7 +176,10 @@ export async function migrateToLatest(
       if (error) {
         const failed = results?.find((r) => r.status === 'Error')
         throw new Error(
-          `migration ${failed?.migrationName ?? '?'} failed: ${(error as Error).message ?? error}`,
+          failed
+            ? `migration ${failed.migrationName} failed: ${(error as Error).message ?? error}`
+            : `cannot migrate: ${(error as Error).message ?? error}`,
+          { cause: error },
         )
       }
       const versioned = (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName)

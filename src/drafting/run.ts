@@ -6,6 +6,7 @@ import type { Trx } from '../db/database'
 import type { Deps } from '../deps'
 import { errorSummary, type Outbox } from '../jobs/jobs'
 import type { CompletionOutcome } from '../llm/provider'
+import { metrics } from '../metrics'
 import type { RunResult } from './drafting.model'
 import { claimForCall, type Draft, dbNow, findDraft, lockDraft, updateDraft } from './drafting.repository'
 import { actualsFor, DRAFT_TEXT_MAX, heldText, ledgerIn, postDraft, postNote } from './drafting.service'
@@ -58,8 +59,8 @@ export async function runDraft(deps: Deps, draftId: number): Promise<RunResult> 
   })
   deps.log.info(
     {
-      draft: d.id,
-      consultation: d.consultation_id,
+      draft_id: d.id,
+      consultation_id: d.consultation_id,
       outcome: outcome.kind,
       ...(outcome.kind === 'ok' ? { usage: outcome.usage } : { reason: outcome.reason }),
       providerRequestId: outcome.providerRequestId,
@@ -86,7 +87,7 @@ async function settle(
       )
     } catch (err) {
       if (attempt >= 3) throw err
-      deps.log.warn({ draft: d.id, attempt, err: errorSummary(err) }, 'draft: settle failed; retrying')
+      deps.log.warn({ draft_id: d.id, attempt, err: errorSummary(err) }, 'draft: settle failed; retrying')
       await new Promise((r) => setTimeout(r, 250 * attempt))
     }
   }
@@ -120,11 +121,17 @@ async function settleIn(
         : `draft ${d.id}: usage not reported; charged the reserved upper bound`,
     })
     if (!s.ok)
-      deps.log.error({ draft: d.id, reason: s.reason, state: s.state }, 'draft: ledger refused the commit')
+      deps.log.error({ draft_id: d.id, reason: s.reason, state: s.state }, 'draft: ledger refused the commit')
     const raw = outcome.text.trim()
     const truncated = raw.length > DRAFT_TEXT_MAX
     const text = truncated ? `${raw.slice(0, DRAFT_TEXT_MAX - 1)}…` : raw
     const cost = usage && model ? priceMinor(model, usage.input, usage.output) : null
+    // Counted when the draft is settled (once: the draft row is locked in state `from`).
+    if (usage) {
+      metrics.llmTokens.inc({ direction: 'input' }, usage.input)
+      metrics.llmTokens.inc({ direction: 'output' }, usage.output)
+    }
+    if (cost !== null) metrics.llmCost.inc({ currency: llm.currency }, cost)
     const charged = usage
       ? deps.i18n.t(desk.defaultLanguage, 'drafting-usage', {
           input: usage.input,
@@ -174,14 +181,17 @@ async function settleIn(
       retryMarkup(deps, desk, d.consultation_id),
     )
     if (!s.ok && s.state !== 'expired')
-      deps.log.error({ draft: d.id, reason: s.reason, state: s.state }, 'draft: ledger refused the release')
+      deps.log.error(
+        { draft_id: d.id, reason: s.reason, state: s.state },
+        'draft: ledger refused the release',
+      )
     return { status: 'failed', charged: false, reason: outcome.reason }
   }
 
   // Sent, outcome unknown: the hold stays (it may have been spent) until an admin reconciles it.
   const s = await ledger.markUnknown(d.request_id, { note: `draft ${d.id}: ${outcome.reason}` })
   if (!s.ok)
-    deps.log.error({ draft: d.id, reason: s.reason, state: s.state }, 'draft: ledger refused mark-unknown')
+    deps.log.error({ draft_id: d.id, reason: s.reason, state: s.state }, 'draft: ledger refused mark-unknown')
   await updateDraft(trx, d.id, {
     state: 'unknown',
     error: s.ok ? outcome.reason : `${outcome.reason}; ledger: ${s.reason}`,

@@ -6,6 +6,8 @@ import type pg from 'pg'
 import { supportedLanguage } from '../bot/i18n'
 import type { Deps } from '../deps'
 import { errorSummary } from '../jobs/jobs'
+import { withTrace } from '../log'
+import { metrics } from '../metrics'
 import { notify } from '../telegram/notify'
 import {
   dropLeases,
@@ -211,11 +213,15 @@ export class InboxProcessor {
 
   private async handle(row: InboxRow): Promise<void> {
     const handler = this.handlers.get(row.bot_id)
+    const timer = metrics.handlerSeconds.startTimer({ type: row.kind })
     try {
       if (!handler) throw new Error(`no bot for ${row.bot_id} in this process`)
-      await handler(row.payload)
+      await withTrace(`u${row.bot_id}:${row.update_id}`, () => handler(row.payload))
+      timer()
+      metrics.updates.inc({ type: row.kind, outcome: 'done' })
       this.finished.push(refOf(row))
     } catch (e) {
+      timer()
       const err = e instanceof BotError ? e.error : e
       await this.failed(row, err).catch((recordErr) =>
         // Not even the failure could be recorded: the lease runs out and the update is taken again.
@@ -234,16 +240,19 @@ export class InboxProcessor {
     const tooOld = Date.now() - row.received_at.getTime() > MAX_TRANSIENT_AGE_MS
     if (transient && !tooOld) {
       // Not the update's fault: it waits in the inbox; nobody is told, it will be handled.
+      metrics.updates.inc({ type: row.kind, outcome: 'retry_transient' })
       log.warn({ err: summary }, 'update failed on a transient error; will retry')
       await releaseUpdate(this.deps.db, this.owner, ref, transientDelay(row) * this.backoffScale, false, text)
       return
     }
     const attempts = row.attempts + 1
     if (attempts < MAX_ATTEMPTS && !tooOld) {
+      metrics.updates.inc({ type: row.kind, outcome: 'retry' })
       log.error({ err: summary, attempts }, 'update failed; will retry')
       await releaseUpdate(this.deps.db, this.owner, ref, 2 ** (attempts - 1) * this.backoffScale, true, text)
       return
     }
+    metrics.updates.inc({ type: row.kind, outcome: 'parked' })
     log.error({ err: summary, attempts }, 'update parked after repeated failures')
     await this.park(row, text)
   }

@@ -10,5 +10,7 @@ export interface InstanceTables {
     started_at: Generated<Date>
     beat_at: Generated<Date>
     active_jobs: Generated<string[]>
+    /** When this process's workers last took a job (null: none yet, or a bot-only process). */
+    took_at: Date | null
   }
 }

@@ -2,7 +2,7 @@ import { CompiledQuery } from 'kysely'
 import PgBoss from 'pg-boss'
 import { withSessionLock } from '../db/advisory-lock'
 import type { Db, Trx } from '../db/database'
-import type { Logger } from '../log'
+import { currentTrace, type Logger, withTrace } from '../log'
 import { DEAD_LETTER_QUEUE, type QueueDef } from './queue'
 
 export const BOSS_SCHEMA = 'pgboss'
@@ -34,6 +34,8 @@ export class Jobs {
   private started = false
   /** Jobs this process's handlers are working on now (id -> queue): its heartbeat lists them (liveness.ts). */
   readonly active = new Map<string, string>()
+  /** When a handler of this process last took a job (ms since epoch; 0: never): the heartbeat records it. */
+  lastTakenAt = 0
 
   constructor(
     readonly boss: PgBoss,
@@ -57,6 +59,11 @@ export class Jobs {
       pollingIntervalSeconds: 0.5,
       schedule: opts.schedule ?? true,
       supervise: true,
+      // Retention of pg-boss's own tables (README "Retention"): completed jobs move to the archive after 12 h,
+      // failed ones after 7 days (time to look at them), and the archive is emptied after 7 days.
+      archiveCompletedAfterSeconds: 12 * 3600,
+      archiveFailedAfterSeconds: 7 * 86_400,
+      deleteAfterDays: 7,
       // Passed through to pg's Pool: a connection attempt to an unreachable server fails instead of hanging, and
       // TCP keepalive notices a connection that died silently.
       connectionTimeoutMillis: 10_000,
@@ -106,7 +113,7 @@ export class Jobs {
     data: T,
     options: SendOptions = {},
   ): Promise<string | null> {
-    const id = await this.boss.send(queue.name, data as object, { ...options, db: executorOf(trx) })
+    const id = await this.boss.send(queue.name, traced(data), { ...options, db: executorOf(trx) })
     // pg-boss returns null for a singleton already queued, but also, silently, for a queue that does not exist.
     if (id === null && !options.singletonKey && !options.id)
       throw new Error(`job not created: queue "${queue.name}" does not exist (was Jobs.start() called?)`)
@@ -146,22 +153,25 @@ export class Jobs {
       ids.push(
         await this.boss.work<T>(queue.name, { batchSize: 1 }, async ([job]) => {
           if (!job) return
-          this.active.set(job.id, queue.name)
-          try {
-            return await handler(job.data, job)
-          } catch (err) {
-            this.log.warn(
-              { queue: queue.name, jobId: job.id, err: errorSummary(err) },
-              'job failed; will retry',
-            )
-            throw err
-          } finally {
-            this.active.delete(job.id)
-          }
+          this.lastTakenAt = Date.now()
+          // The whole run in the job's trace: the handler's lines and the failure line below carry it.
+          return withTrace(traceOf(job.data), () => this.run(queue, handler, job))
         }),
       )
     }
     this.workerIds.set(queue.name, [...(this.workerIds.get(queue.name) ?? []), ...ids])
+  }
+
+  private async run<T>(queue: QueueDef<T>, handler: JobHandler<T>, job: PgBoss.Job<T>): Promise<unknown> {
+    this.active.set(job.id, queue.name)
+    try {
+      return await handler(job.data, job)
+    } catch (err) {
+      this.log.warn({ queue: queue.name, job_id: job.id, err: errorSummary(err) }, 'job failed; will retry')
+      throw err
+    } finally {
+      this.active.delete(job.id)
+    }
   }
 
   async stop(): Promise<void> {
@@ -170,6 +180,19 @@ export class Jobs {
     // graceful: in-flight handlers finish (up to the timeout) before the pool closes.
     await this.boss.stop({ graceful: true, wait: true, timeout: 8000 })
   }
+}
+
+/** The job's payload with the current trace (the update that started the work), when there is one. */
+function traced<T>(data: T): object {
+  const trace = currentTrace()
+  if (!trace || typeof data !== 'object' || data === null || Array.isArray(data) || 'trace_id' in data)
+    return data as object
+  return { ...data, trace_id: trace }
+}
+
+function traceOf(data: unknown): string | undefined {
+  const t = (data as { trace_id?: unknown } | null)?.trace_id
+  return typeof t === 'string' ? t : undefined
 }
 
 /** What may be logged about an error: no stacks with payloads, no request bodies (they can carry tokens). */

@@ -85,10 +85,12 @@ export class Liveness {
 
   private async beat(): Promise<void> {
     const active = [...(this.jobs?.active.keys() ?? [])]
+    const took = this.jobs?.lastTakenAt ? new Date(this.jobs.lastTakenAt) : null
     await sql`
-      insert into app_instance (id, role, host, pid, active_jobs)
-        values (${this.id}, ${this.opts.role}, ${os.hostname()}, ${process.pid}, ${active}::uuid[])
-        on conflict (id) do update set beat_at = now(), active_jobs = excluded.active_jobs`.execute(this.db)
+      insert into app_instance (id, role, host, pid, active_jobs, took_at)
+        values (${this.id}, ${this.opts.role}, ${os.hostname()}, ${process.pid}, ${active}::uuid[], ${took})
+        on conflict (id) do update set beat_at = now(), active_jobs = excluded.active_jobs,
+          took_at = excluded.took_at`.execute(this.db)
   }
 
   /** Fails (= retries) active jobs no live process holds; returns how many. One process scans at a time. */

@@ -2,6 +2,7 @@ import type pg from 'pg'
 import type { Db, Trx } from '../db/database'
 import { errorSummary } from '../jobs/jobs'
 import type { Logger } from '../log'
+import { metrics } from '../metrics'
 import {
   actualsOf,
   checkRequestId,
@@ -119,10 +120,10 @@ export class Ledger implements LedgerOps {
   async reserve(req: ReserveRequest): Promise<ReserveResult> {
     const call = reserveCall(req, this.ttl)
     try {
-      return await runReserve(this.runner, req, call)
+      return counted(await runReserve(this.runner, req, call))
     } catch (err) {
       this.warn('reserve', req.requestId, err)
-      return unavailableRefusal(req.requestId)
+      return counted(unavailableRefusal(req.requestId))
     }
   }
 
@@ -216,6 +217,14 @@ export class Ledger implements LedgerOps {
 }
 
 /** The operations bound to a caller's transaction. Refusals are values; database errors propagate. */
+/** Counts a reservation's outcome (replays of an earlier decision are not counted again). */
+function counted(r: ReserveResult): ReserveResult {
+  if (r.replayed) return r
+  metrics.ledgerReserves.inc({ outcome: r.admitted ? 'reserved' : 'refused' })
+  if (!r.admitted) metrics.ledgerRefusals.inc({ reason: r.reason })
+  return r
+}
+
 export class LedgerTx implements LedgerOps {
   constructor(
     private readonly trx: Trx,
@@ -223,8 +232,8 @@ export class LedgerTx implements LedgerOps {
     private readonly ttl: number,
   ) {}
 
-  reserve(req: ReserveRequest): Promise<ReserveResult> {
-    return runReserve(this.trx, req, reserveCall(req, this.ttl))
+  async reserve(req: ReserveRequest): Promise<ReserveResult> {
+    return counted(await runReserve(this.trx, req, reserveCall(req, this.ttl)))
   }
 
   commit(requestId: string, actual?: Actual, opts: CommitOptions = {}): Promise<SettleResult> {

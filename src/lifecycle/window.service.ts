@@ -197,7 +197,7 @@ export async function runTopicClose(deps: Deps, consultationId: number): Promise
       const d = (err as { description?: string }).description ?? ''
       // Closed already (TOPIC_NOT_MODIFIED), or gone: either way there is nothing left to close.
       if (!/TOPIC_NOT_MODIFIED/i.test(d) && !isTopicUnusable(err)) throw err
-      deps.log.info({ consultation: v.id, err: errorSummary(err) }, 'topic already closed or gone')
+      deps.log.info({ consultation_id: v.id, err: errorSummary(err) }, 'topic already closed or gone')
     }
   }
   await deps.jobs.transaction(deps.db, async (trx) => {

@@ -7,6 +7,7 @@ import type { Deps } from '../deps'
 import { disputeCloseTopicQueue } from '../disputes/disputes.jobs'
 import { type Dispute, findDispute } from '../disputes/disputes.service'
 import type { Outbox } from '../jobs/jobs'
+import { metrics } from '../metrics'
 import { revokeConsultationAllowances } from '../orders/allowances'
 import { releaseHold } from '../orders/capacity'
 import { canTransition, lockOrder, moveOrder } from '../orders/order-state'
@@ -88,7 +89,10 @@ export async function refundPayment(
             ? `network error, the refund may or may not have happened; try again (${err.message})`
             : (err as Error).message
       await failRefund(deps.db, p.id, description)
-      deps.log.warn({ payment: p.id, description }, 'refundStarPayment failed')
+      deps.log.warn(
+        { payment_id: p.id, charge_id: p.telegram_payment_charge_id, description },
+        'refundStarPayment failed',
+      )
       return { status: 'failed', payment: p, description }
     }
   }
@@ -220,6 +224,9 @@ export async function applyRefund(
       },
       dedupeKey: `payment:${p.id}:refunded:staff`,
     })
+  // Counted when applied in the caller's transaction (a rollback after this point is rare and retried).
+  metrics.refunds.inc({ source: input.source })
+  if (p.currency === 'XTR') metrics.refundStars.inc({ source: input.source }, p.total_amount)
   return { status: 'applied', payment: { ...p, refunded_at: new Date() } }
 }
 

@@ -6,6 +6,7 @@ import { activateConsultation } from '../consultations/activation'
 import type { Trx } from '../db/database'
 import type { Deps } from '../deps'
 import type { Outbox } from '../jobs/jobs'
+import { metrics } from '../metrics'
 import { commitHold, takeCapacity } from '../orders/capacity'
 import { lockOrder, moveOrder } from '../orders/order-state'
 import {
@@ -63,7 +64,7 @@ export async function recordSuccessfulPayment(
 ): Promise<PaymentOutcome> {
   const sp = input.payment
   const orderId = parseOrderPayload(sp.invoice_payload)
-  return deps.jobs.transaction(deps.db, async (trx, outbox): Promise<PaymentOutcome> => {
+  const outcome = await deps.jobs.transaction(deps.db, async (trx, outbox): Promise<PaymentOutcome> => {
     // The order lock first: concurrent deliveries of one payment queue here, and the first one's payment row is
     // committed before the next one tries to insert it.
     const order = orderId === undefined ? undefined : await lockOrder(trx, orderId)
@@ -225,6 +226,12 @@ export async function recordSuccessfulPayment(
     })
     return { status: 'activated', ...result }
   })
+  // Counted once per payment: a redelivered successful_payment is a duplicate.
+  if (outcome.status !== 'duplicate') {
+    metrics.payments.inc({ kind: outcome.status })
+    if (sp.currency === 'XTR') metrics.paymentStars.inc({ kind: outcome.status }, sp.total_amount)
+  }
+  return outcome
 }
 
 /** Commits the pre-checkout hold, or takes a free place now; false when no place is left for the order's start. */

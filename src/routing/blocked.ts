@@ -17,7 +17,7 @@ export async function recordClientBlocked(deps: Deps, v: DeskConsultationView): 
     await markBlocked(trx, v.bot_id, v.user_id)
     await markPendingOutBlocked(trx, v.id)
     if (!at) return
-    deps.log.info({ consultation: v.id }, 'client blocked the bot')
+    deps.log.info({ consultation_id: v.id }, 'client blocked the bot')
     await insertNote(
       trx,
       v,

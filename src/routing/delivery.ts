@@ -258,17 +258,17 @@ class LaneRun {
       try {
         await this.api.reopenForumTopic(this.desk.staffChatId, route.message_thread_id)
         await this.note('desk-note-reopened', {}, `desk:reopened:${route.message_thread_id}:${Date.now()}`)
-        this.deps.log.info({ consultation: this.v.id, thread: route.message_thread_id }, 'topic reopened')
+        this.deps.log.info({ consultation_id: this.v.id, thread: route.message_thread_id }, 'topic reopened')
         return true
       } catch (e) {
         this.deps.log.warn(
-          { consultation: this.v.id, err: errorSummary(e) },
+          { consultation_id: this.v.id, err: errorSummary(e) },
           'reopen failed; recreating the topic',
         )
       }
     }
     this.deps.log.warn(
-      { consultation: this.v.id, thread: route.message_thread_id, reason },
+      { consultation_id: this.v.id, thread: route.message_thread_id, reason },
       'topic unusable; recreating it',
     )
     await retireTopic(this.deps, this.v.id, reason)
@@ -298,7 +298,7 @@ class LaneRun {
       if (err instanceof TopicSetupError) {
         const wait = retryAfterSeconds(err.cause)
         if (wait !== undefined) return { kind: 'defer', seconds: wait }
-        this.deps.log.error({ consultation: this.v.id, err: errorSummary(err.cause) }, err.message)
+        this.deps.log.error({ consultation_id: this.v.id, err: errorSummary(err.cause) }, err.message)
         throw err
       }
       const wait = retryAfterSeconds(err)
@@ -434,7 +434,7 @@ class LaneRun {
   private async failItems(batch: Item[], err: unknown): Promise<void> {
     const head = batch[0]!
     const reason = shortError(err)
-    this.deps.log.warn({ consultation: this.v.id, item: head.id, reason }, 'item cannot be delivered')
+    this.deps.log.warn({ consultation_id: this.v.id, item: head.id, reason }, 'item cannot be delivered')
     await this.deps.jobs.transaction(this.db, async (trx, outbox) => {
       await lockConsultationKey(trx, this.v.id)
       await markItems(

@@ -1,5 +1,6 @@
 import { type Insertable, type Selectable, sql } from 'kysely'
 import type { Database, Db, Trx } from '../db/database'
+import { metrics } from '../metrics'
 import type { Direction, ItemState, RoutingTables, StoredContent } from './routing.tables'
 
 /**
@@ -124,16 +125,18 @@ export async function markSent(
     })
     .where('id', '=', id)
     .execute()
+  metrics.deliveries.inc({ result: 'sent' })
 }
 
 export async function markItems(q: Q, ids: number[], state: ItemState, error: string | null): Promise<void> {
   if (ids.length === 0) return
-  await q
+  const r = await q
     .updateTable('desk_message')
     .set({ state, error, attempts: sql`attempts + 1` })
     .where('id', 'in', ids)
     .where('state', '=', 'pending')
-    .execute()
+    .executeTakeFirst()
+  metrics.deliveries.inc({ result: state }, Number(r.numUpdatedRows))
 }
 
 /**
@@ -142,7 +145,7 @@ export async function markItems(q: Q, ids: number[], state: ItemState, error: st
  * re-queued are not parked again.
  */
 export async function markPendingOutBlocked(q: Q, consultationId: number) {
-  return q
+  const rows = await q
     .updateTable('desk_message')
     .set({ state: 'blocked', error: 'client blocked the bot (403)' })
     .where('consultation_id', '=', consultationId)
@@ -158,6 +161,8 @@ export async function markPendingOutBlocked(q: Q, consultationId: number) {
     )
     .returning(['id'])
     .execute()
+  metrics.deliveries.inc({ result: 'blocked' }, rows.length)
+  return rows
 }
 
 /** The client wrote again after blocking the bot: what could not be delivered is queued again. */

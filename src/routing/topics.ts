@@ -228,7 +228,7 @@ export async function pinCard(deps: Deps, desk: DeskRuntime, api: Api, route: Ro
     await api.pinChatMessage(desk.staffChatId, card, { disable_notification: true })
   } catch (err) {
     if (!(err instanceof GrammyError) || err.error_code >= 500 || err.error_code === 429) throw err
-    deps.log.warn({ consultation: route.consultation_id, err: err.description }, 'could not pin the card')
+    deps.log.warn({ consultation_id: route.consultation_id, err: err.description }, 'could not pin the card')
   }
   await updateRoute(deps.db, route, { card_pinned_message_id: card })
   route.card_pinned_message_id = card

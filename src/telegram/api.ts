@@ -1,6 +1,7 @@
 import { autoRetry } from '@grammyjs/auto-retry'
 import { apiThrottler } from '@grammyjs/transformer-throttler'
-import { Api, GrammyError, HttpError } from 'grammy'
+import { Api, GrammyError, HttpError, type Transformer } from 'grammy'
+import { metrics } from '../metrics'
 
 export interface ApiOptions {
   token: string
@@ -18,7 +19,19 @@ export function createApi({ token, apiRoot }: ApiOptions): Api {
   return api
 }
 
+/** Counts every 429 Telegram answers and the retry_after it asks for (innermost: each retried call counts). */
+const count429: Transformer = async (prev, method, payload, signal) => {
+  const res = await prev(method, payload, signal)
+  if (!res.ok && res.error_code === 429) {
+    metrics.telegram429.inc({ method })
+    metrics.telegramRetryAfter.inc({ method }, res.parameters?.retry_after ?? 0)
+  }
+  return res
+}
+
 export function installTransformers(api: Api): void {
+  // Installed first, so it runs closest to the HTTP call (later transformers wrap earlier ones).
+  api.config.use(count429)
   api.config.use(apiThrottler())
   api.config.use(autoRetry({ maxRetryAttempts: 3, maxDelaySeconds: 60 }))
 }

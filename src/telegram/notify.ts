@@ -3,6 +3,7 @@ import { markBlocked } from '../clients/clients.repository'
 import type { Deps } from '../deps'
 import type { Outbox } from '../jobs/jobs'
 import { defineQueue } from '../jobs/queue'
+import { metrics } from '../metrics'
 import { isBlocked } from './api'
 
 /**
@@ -65,7 +66,10 @@ export async function handleNotify(deps: Deps, n: Notification): Promise<void> {
     messageId = m.message_id
   } catch (err) {
     // A client who blocked the bot: record it once and stop; retrying would loop forever.
-    if (!isBlocked(err) || n.chatId < 0) throw err
+    if (!isBlocked(err) || n.chatId < 0) {
+      metrics.notifications.inc({ result: 'failed' })
+      throw err
+    }
     outcome = 'blocked'
     await markBlocked(deps.db, n.botId, n.chatId)
   }
@@ -74,4 +78,5 @@ export async function handleNotify(deps: Deps, n: Notification): Promise<void> {
     .values({ key: n.dedupeKey, bot_id: n.botId, chat_id: n.chatId, message_id: messageId, outcome })
     .onConflict((oc) => oc.column('key').doNothing())
     .execute()
+  metrics.notifications.inc({ result: outcome })
 }

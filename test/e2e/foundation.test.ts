@@ -61,7 +61,12 @@ describe('polling mode', () => {
   it('reports health of the database and the job queue', async () => {
     const r = await fetch(`http://127.0.0.1:${t.app.httpPort}/health`)
     expect(r.status).toBe(200)
-    expect(await r.json()).toEqual({ ok: true, database: true, jobs: true })
+    expect(await r.json()).toMatchObject({
+      ok: true,
+      database: true,
+      jobs: true,
+      outbox: { new_dead_letters: 0 },
+    })
   })
 })
 

@@ -26,7 +26,7 @@ dashboardFeature
     const m = ctx.msg
     const thread = m.is_topic_message && m.message_thread_id ? { message_thread_id: m.message_thread_id } : {}
     const staff = m.sender_chat
-      ? m.sender_chat.id === desk.staffChatId
+      ? m.sender_chat.id === desk.staffChatId && desk.staff.anonymousAdmins
       : !!m.from && !!roleOf(desk, m.from.id)
     if (!staff) return ctx.reply(t('dashboard-staff-only'), thread)
     const button = reportDashboardButton(deps.config, desk, ctx.me.username, t('dashboard-open'))

@@ -66,7 +66,7 @@ group.on('message', async (ctx, next) => {
     })
     ctx.log.info(
       {
-        consultation: route.consultation_id,
+        consultation_id: route.consultation_id,
         status: r.status,
         ...('refusal' in r ? { reason: r.refusal.reason } : {}),
       },
@@ -241,7 +241,7 @@ async function adminCommand(ctx: BotContext, m: Message, cmd: { name: string; ar
     action: cmd.name === 'draft_commit' ? 'commit' : 'release',
     ...(validUsage ? { usage: { input: nums[0]!, output: nums[1]! } } : {}),
   })
-  ctx.log.info({ draft: id, action: cmd.name, status: r.status }, 'draft reconciliation')
+  ctx.log.info({ draft_id: id, action: cmd.name, status: r.status }, 'draft reconciliation')
   const [key, params] = reconcileReply(id, r)
   await reply(key, params)
 }

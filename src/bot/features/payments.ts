@@ -81,7 +81,14 @@ priv.on('message:successful_payment', async (ctx) => {
     lang: ctx.lang,
     payment: ctx.message.successful_payment,
   })
-  ctx.log.info({ status: r.status, ...('orderId' in r ? { order: r.orderId } : {}) }, 'successful_payment')
+  ctx.log.info(
+    {
+      status: r.status,
+      charge_id: ctx.message.successful_payment.telegram_payment_charge_id,
+      ...('orderId' in r ? { order_id: r.orderId } : {}),
+    },
+    'successful_payment',
+  )
 })
 
 priv.on('message:refunded_payment', async (ctx) => {

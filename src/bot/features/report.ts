@@ -5,7 +5,7 @@ import type { BotContext } from '../context'
 
 /**
  * /report in the staff group, for the desk's admins (by Telegram id from config, or an anonymous admin posting as
- * the group): revenue, consultations by state, SLA numbers, median first response per expert, open questions nearest
+ * the group where staff.anonymousAdmins allows it): revenue, consultations by state, SLA numbers, median first response per expert, open questions nearest
  * to breach, refusals; optionally for a date range. Read-only, so it answers directly in the thread it was asked in.
  */
 export const reportFeature = new Composer<BotContext>()
@@ -18,7 +18,7 @@ group.command('report', async (ctx) => {
   const t = (key: string, p?: Record<string, string | number>) => deps.i18n.t(lang, key, p)
   const thread = m.is_topic_message && m.message_thread_id ? { message_thread_id: m.message_thread_id } : {}
   const admin = m.sender_chat
-    ? m.sender_chat.id === desk.staffChatId
+    ? m.sender_chat.id === desk.staffChatId && desk.staff.anonymousAdmins
     : !!m.from && desk.staff.admins.includes(m.from.id)
   if (!admin) return ctx.reply(t('report-admins-only'), thread)
   const r = await reportFor(deps.db, desk, typeof ctx.match === 'string' ? ctx.match : '')

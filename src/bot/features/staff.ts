@@ -20,8 +20,9 @@ import type { BotContext } from '../context'
  * consultations (dispute tickets, General) pass on to other features.
  *
  * Only the desk's staff (experts and admins from config) are relayed to the client; an anonymous admin (a message
- * with sender_chat = the group) counts as an admin. Messages from anyone else, from bots, starting with the
- * internal-note prefix, service messages and commands stay in the topic.
+ * with sender_chat = the group) counts as an admin only where the desk's config says so (staff.anonymousAdmins).
+ * Messages from anyone else, from bots, starting with the internal-note prefix, service messages and commands (for
+ * this bot or any other) stay in the topic.
  */
 export const staffFeature = new Composer<BotContext>()
 const group = staffFeature.filter((ctx) => ctx.chat?.id === ctx.desk.staffChatId)
@@ -37,7 +38,7 @@ interface Staff {
 export function staffOf(ctx: BotContext, m: Pick<Message, 'from' | 'sender_chat'>): Staff | undefined {
   const desk = ctx.desk
   if (m.sender_chat) {
-    return m.sender_chat.id === desk.staffChatId
+    return m.sender_chat.id === desk.staffChatId && desk.staff.anonymousAdmins
       ? { role: 'admin', id: desk.staffChatId, label: 'anonymous admin' }
       : undefined
   }
@@ -49,13 +50,25 @@ export function staffOf(ctx: BotContext, m: Pick<Message, 'from' | 'sender_chat'
   return undefined
 }
 
-/** `/name@bot args` at the very start, for this bot (a command addressed to another bot is not ours). */
-function commandOf(ctx: BotContext, m: Message): { name: string; args: string } | undefined {
+/**
+ * `/name@bot args` at the very start: `ours` false when addressed to another bot. A command is never a message for
+ * the client, whichever bot it is for (the text starts with "/": a command-looking text without the entity too).
+ */
+function commandOf(ctx: BotContext, m: Message): { name: string; args: string; ours: boolean } | undefined {
   const e = m.entities?.[0]
-  if (!m.text || e?.type !== 'bot_command' || e.offset !== 0) return undefined
+  if (!m.text) return undefined
+  if (e?.type !== 'bot_command' || e.offset !== 0)
+    return /^\/[A-Za-z0-9_]/.test(m.text) ? { name: '', args: '', ours: false } : undefined
   const [name, at] = m.text.slice(1, e.length).split('@')
-  if (at && ctx.me?.username && at.toLowerCase() !== ctx.me.username.toLowerCase()) return undefined
-  return { name: (name ?? '').toLowerCase(), args: m.text.slice(e.length).trim() }
+  const ours = !at || !ctx.me?.username || at.toLowerCase() === ctx.me.username.toLowerCase()
+  return { name: (name ?? '').toLowerCase(), args: m.text.slice(e.length).trim(), ours }
+}
+
+/** Hours for /extend: a plain decimal ("4", "1.5", "1,5"), more than 0 and at most 90 days; else undefined. */
+export function parseHours(args: string): number | undefined {
+  if (!/^\d{1,4}(?:[.,]\d{1,2})?$/.test(args)) return undefined
+  const hours = Number(args.replace(',', '.'))
+  return hours > 0 && hours <= 24 * 90 ? hours : undefined
 }
 
 async function routeOf(ctx: BotContext, m: Message): Promise<ConsultationTopic | undefined> {
@@ -70,7 +83,7 @@ group.on('message', async (ctx, next) => {
   const who = staffOf(ctx, m)
   if (!who) return
   const cmd = commandOf(ctx, m)
-  if (cmd) return command(ctx, route, who, m, cmd)
+  if (cmd) return cmd.ours ? command(ctx, route, who, m, cmd) : undefined
   const text = m.text ?? m.caption ?? ''
   if (text.startsWith(ctx.desk.internalNotePrefix) || !contentTypeOf(m)) return
   const r = await recordStaffMessage(ctx.deps, ctx.desk, {
@@ -79,7 +92,7 @@ group.on('message', async (ctx, next) => {
     message: m,
   })
   if (r.status === 'recorded' && r.answered)
-    ctx.log.info({ consultation: route.consultation_id, appeal: r.answered }, 'appeal answered')
+    ctx.log.info({ consultation_id: route.consultation_id, appeal: r.answered }, 'appeal answered')
 })
 
 group.on('edited_message', async (ctx, next) => {
@@ -126,8 +139,8 @@ async function command(
       return
     case 'extend': {
       if (!(await adminOnly())) return
-      const hours = Number(cmd.args.replace(',', '.'))
-      if (!Number.isFinite(hours) || hours <= 0 || hours > 24 * 90) return reply('desk-cmd-extend-usage')
+      const hours = parseHours(cmd.args)
+      if (hours === undefined) return reply('desk-cmd-extend-usage')
       const r = await extendWindowOnce(deps, desk, {
         updateId: ctx.update.update_id,
         consultationId: c.id,
@@ -153,6 +166,8 @@ async function command(
     case 'ban':
     case 'unban':
       if (!(await adminOnly())) return
+      // They act on the topic's client and take no argument: `/ban 123` or `/unban x` is refused, not half-read.
+      if (cmd.args) return reply('desk-cmd-ban-usage', { cmd: cmd.name })
       if (!(await once())) return
       await setClientBan(deps, desk, {
         userId: route.user_id,
