@@ -10,6 +10,7 @@ import { adminPaymentsFeature } from './features/admin-payments'
 import { dashboardFeature } from './features/dashboard'
 import { deskFeature } from './features/desk'
 import { draftingFeature } from './features/drafting'
+import { expertsFeature } from './features/experts'
 import { answerPreCheckout, paymentsFeature, preCheckoutAnswer } from './features/payments'
 import { paysupportFeature } from './features/paysupport'
 import { reportFeature } from './features/report'
@@ -41,6 +42,7 @@ function features(): Composer<BotContext>[] {
     draftingFeature,
     reportFeature,
     dashboardFeature,
+    expertsFeature,
     staffFeature,
     deskFeature,
   ]
