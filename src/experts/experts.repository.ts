@@ -31,7 +31,8 @@ export async function recordAssignment(
   trx: Trx,
   a: { botId: number; consultationId: number; expertId: number; by: number | null; reason: AssignmentReason },
 ): Promise<Assignment> {
-  const at = sql<Date>`clock_timestamp()`
+  // One instant for both rows (clock_timestamp: later than any earlier hand-over, even in a long transaction).
+  const at = (await sql<{ at: Date }>`select clock_timestamp() as at`.execute(trx)).rows[0]!.at
   await trx
     .updateTable('expert_assignment')
     .set({ ended_at: at })
