@@ -419,3 +419,43 @@ describe('experts: private alerts and snippets', () => {
     expect(rows).toHaveLength(0)
   })
 })
+
+describe('experts: days off in config', () => {
+  let w: DeskWorld
+  beforeAll(async () => {
+    w = await startDeskWorld({
+      configure: (c) => {
+        const d = c.desks[0]!
+        d.staff.experts = [EXPERT_ID, EVE_ID]
+        // Eve is off every day of the week: never given a consultation, and her reminders go to the admins.
+        d.expertSettings.daysOff = { [String(EVE_ID)]: ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'] }
+        d.tariffs.push({ ...d.tariffs[0]!, code: 'eve', expert: EVE_ID })
+      },
+    })
+  })
+  afterAll(() => w?.stop())
+
+  it('nobody is given a consultation on their day off; a tariff that names them still does, and the admins are reminded', async () => {
+    for (let i = 0; i < 3; i++)
+      expect((await owner(w, (await paidConsultation(w)).consultationId))!.expert_id).toBe(EXPERT_ID)
+    const { client, consultationId } = await consultationWithTopic(
+      w,
+      { language_code: 'en' },
+      { tariff: 'eve' },
+    )
+    expect((await owner(w, consultationId))!.expert_id).toBe(EVE_ID)
+    await clientSends(w, client, 'Anyone?')
+    const [a] = await eventually(async () => {
+      const x = await appeals(w, consultationId)
+      return x.length ? x : undefined
+    }, 'the appeal')
+    expect(await runReminder(w.deps, a!.id, { now: new Date(a!.due_at.getTime() - 30 * MIN) })).toBe(
+      'reminded',
+    )
+    const reminder = await w.tg.waitForSent(STAFF_CHAT_ID, /Ответ на вопрос №1 нужен до/)
+    expect(reminder.text).toMatch(/Ведущий \(id 900003\) отсутствует/)
+    expect(reminder.message.entities?.map((e) => (e as { user?: { id: number } }).user?.id)).toEqual([
+      ADMIN_ID,
+    ])
+  })
+})
