@@ -26,16 +26,18 @@ export interface OwnerChoice {
 
 /**
  * Chooses (does not record) the owner of a consultation of `tariffCode`; undefined when nobody is available.
- * Takes the desk's assignment lock: call it in the transaction that records the choice.
+ * Takes the desk's assignment lock (unless the tariff names the expert): call it in the transaction that records
+ * the choice.
  */
 export async function chooseOwner(
   trx: Trx,
   desk: DeskRuntime,
   input: { tariffCode: string; at?: Date },
 ): Promise<OwnerChoice | undefined> {
-  await sql`select pg_advisory_xact_lock(hashtext(${`experts:assign:${desk.botId}`}))`.execute(trx)
   const named = findTariff(desk, input.tariffCode)?.expert
   if (named !== undefined) return { expertId: named, reason: 'tariff' }
+  // Held to commit: the next activation of the desk waits here and then sees this one's assignment.
+  await sql`select pg_advisory_xact_lock(hashtext(${`experts:assign:${desk.botId}`}))`.execute(trx)
   const at = input.at ?? (await clockNow(trx))
   const candidates = assignable(desk)
   const ps = new Map((await profiles(trx, desk.botId, candidates)).map((p) => [p.user_id, p]))
