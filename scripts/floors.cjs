@@ -23,6 +23,7 @@ const FLOORS = [
   ...[
     'orders',
     'routing',
+    'experts',
     'consultations',
     'lifecycle',
     'drafting',

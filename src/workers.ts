@@ -19,6 +19,7 @@ import {
 } from './disputes/disputes.jobs'
 import { draftRunQueue } from './drafting/drafting.jobs'
 import { runDraft } from './drafting/run'
+import { handleOwnerAlert, ownerAlertQueue } from './experts/alerts'
 import type { QueueDef } from './jobs/queue'
 import { retentionQueue, startRetention } from './jobs/retention'
 import { ledgerSweepQueue, startLedgerSweeper } from './ledger/ledger.jobs'
@@ -70,6 +71,8 @@ export const QUEUES: readonly QueueDef<any>[] = [
   deskSweepQueue,
   // drafting
   draftRunQueue,
+  // experts: the owner's private alerts
+  ownerAlertQueue,
   // SLA and window lifecycle
   slaRemindQueue,
   slaBreachQueue,
@@ -108,6 +111,9 @@ export async function startWorkers(deps: Deps): Promise<void> {
   await jobs.work(disputeCloseTopicQueue, (d) => handleDisputeCloseTopic(deps, d))
   await jobs.boss.schedule(ordersSweepQueue.name, '* * * * *', {}, { tz: 'UTC' })
   await jobs.boss.schedule(reconcileQueue.name, RECONCILE_CRON, {}, { tz: 'UTC' })
+
+  // Experts: the owner's private alert of each new question.
+  await jobs.work(ownerAlertQueue, (a) => handleOwnerAlert(deps, a))
 
   // Drafting: one provider call per admitted draft.
   await jobs.work(draftRunQueue, ({ draftId }) => runDraft(deps, draftId))

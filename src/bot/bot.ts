@@ -10,6 +10,7 @@ import { adminPaymentsFeature } from './features/admin-payments'
 import { dashboardFeature } from './features/dashboard'
 import { deskFeature } from './features/desk'
 import { draftingFeature } from './features/drafting'
+import { expertsFeature } from './features/experts'
 import { fallbackFeature } from './features/fallback'
 import { answerPreCheckout, paymentsFeature, preCheckoutAnswer } from './features/payments'
 import { paysupportFeature } from './features/paysupport'
@@ -44,6 +45,7 @@ function features(): Composer<BotContext>[] {
     draftingFeature,
     reportFeature,
     dashboardFeature,
+    expertsFeature,
     staffFeature,
     deskFeature,
     // Last: answers what nobody took (a callback whose data matches nothing).

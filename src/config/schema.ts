@@ -29,6 +29,8 @@ const interval = z.string().refine(
   },
   { message: 'expected "HH:MM-HH:MM"' },
 )
+/** A snippet's name in `/s NAME` and `/snippet add NAME`. */
+export const SNIPPET_NAME = /^[a-z0-9][a-z0-9_-]{0,31}$/
 const isoDate = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'expected a date "YYYY-MM-DD"')
 
 const schedule = z.strictObject({
@@ -70,6 +72,8 @@ const tariff = z.strictObject({
       z.strictObject({ kind: z.literal('extra_appeal') }),
     ])
     .default({ kind: 'none' }),
+  /** The expert (a Telegram user id of staff) who owns every consultation of this tariff (src/experts). */
+  expert: z.number().int().positive().optional(),
 })
 export type TariffConfig = z.infer<typeof tariff>
 
@@ -109,6 +113,35 @@ const desk = z
         beforeCloseMinutes: z.number().nonnegative().default(60),
       })
       .prefault({}),
+    /** Experts (src/experts): names on cards, days off, canned replies. */
+    expertSettings: z
+      .object({
+        /** Per staff user id: the name shown on cards and topic titles (else their Telegram name, else the id). */
+        names: z.record(z.string().regex(/^\d+$/), z.string().min(1).max(64)).default({}),
+        /** Per staff user id: weekdays ("sat") or dates ("2026-12-31", desk-local) with no new assignments. */
+        daysOff: z
+          .record(z.string().regex(/^\d+$/), z.array(z.union([z.enum(WEEKDAYS), isoDate])))
+          .default({}),
+        /** Canned replies: `/s NAME` in a topic sends the text (per language, or one text) as the expert's answer. */
+        snippets: z
+          .record(
+            z.string().regex(SNIPPET_NAME, 'expected a snippet name of a-z, 0-9, "_" or "-"'),
+            z.union([z.string().min(1), localized]),
+          )
+          .default({}),
+      })
+      .prefault({}),
+  })
+  .superRefine((d, ctx) => {
+    const staff = new Set([...d.staff.admins, ...d.staff.experts])
+    d.tariffs.forEach((t, i) => {
+      if (t.expert !== undefined && !staff.has(t.expert))
+        ctx.addIssue({
+          code: 'custom',
+          path: ['tariffs', i, 'expert'],
+          message: 'not one of staff.experts or staff.admins',
+        })
+    })
   })
   .superRefine((d, ctx) => {
     const check = (value: Localized, path: (string | number)[]) => {

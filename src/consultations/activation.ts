@@ -2,6 +2,7 @@ import { audit } from '../audit/audit'
 import { clientZone } from '../clients/clients.service'
 import type { Trx } from '../db/database'
 import type { Deps } from '../deps'
+import { assignAtActivation } from '../experts/assign'
 import type { Outbox } from '../jobs/jobs'
 import { grantConsultationAllowances } from '../orders/allowances'
 import { lockOrder, moveOrder } from '../orders/order-state'
@@ -85,6 +86,8 @@ export async function activateConsultation(
   if (order.needs_start_date) await updateOrder(trx, order.id, { needs_start_date: false })
 
   await grantConsultationAllowances(trx, desk, updated, order)
+  // Its owner (src/experts): the tariff's expert, else the least loaded available one; before the topic is drawn.
+  await assignAtActivation(trx, outbox, desk, { id: c.id, tariffCode: order.tariff_code, title: order.title })
 
   await outbox.send(consultationActivatedQueue, { consultationId: c.id })
   await scheduleWindowJobs(outbox, desk, updated)

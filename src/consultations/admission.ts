@@ -3,6 +3,7 @@ import { clientZone } from '../clients/clients.service'
 import type { DeskRuntime } from '../config/load'
 import type { Trx } from '../db/database'
 import type { Deps } from '../deps'
+import { queueOwnerAlert } from '../experts/alerts'
 import type { Outbox } from '../jobs/jobs'
 import type { Refusal as LedgerRefusal } from '../ledger/ledger.model'
 import { LedgerTx } from '../ledger/ledger.service'
@@ -224,6 +225,8 @@ async function admit(
       },
       dedupeKey: `desk:appeal:${appealId}:receipt`,
     })
+    // The owner's private alert: one per question (src/experts), not one per message.
+    await queueOwnerAlert(trx, outbox, { botId: desk.botId, consultationId: c.id, appealId: appealId! })
   }
   return {
     status: 'accepted',

@@ -3,6 +3,7 @@ import type { ClientTables } from '../clients/clients.tables'
 import type { DeskConsultationTables } from '../consultations/desk.tables'
 import type { DisputeTables } from '../disputes/disputes.tables'
 import type { DraftingTables } from '../drafting/drafting.tables'
+import type { ExpertTables } from '../experts/experts.tables'
 import type { IntakeTables } from '../intake/intake.tables'
 import type { InstanceTables } from '../jobs/instances.tables'
 import type { LedgerTables } from '../ledger/ledger.tables'
@@ -27,7 +28,8 @@ export interface Database
     DraftingTables,
     LifecycleTables,
     IntakeTables,
-    InstanceTables {}
+    InstanceTables,
+    ExpertTables {}
 
 export interface CoreTables {
   /** Telegram update ids already handled, written in the same transaction as the update's effects. */

@@ -70,6 +70,8 @@ class Transcript {
   private where(chatId: number, thread: number | undefined): string {
     if (chatId === this.client.id) return `bot ▸ ${this.client.first_name}`
     if (chatId === STAFF_CHAT) return thread ? `bot ▸ topic #${thread}` : 'bot ▸ staff General'
+    if (chatId === EXPERT_ID) return 'bot ▸ Ed (private)'
+    if (chatId === ADMIN_ID) return 'bot ▸ Ada (private)'
     return `bot ▸ ${chatId}`
   }
 
@@ -286,6 +288,8 @@ async function script(w: World, termsVersion: string): Promise<void> {
   await tg.push(BOT_ID, q1)
   await tg.waitFor('copyMessage', { chat_id: STAFF_CHAT, message_id: q1.message.message_id })
   await tg.waitForSent(anna.id, /Question #1 accepted/)
+  // Ed owns the consultation (src/experts): the bot tells him in private, with a button that opens the topic.
+  await tg.waitForSent(EXPERT_ID, /Question #1 · consultation/)
   await step()
 
   t.section(++n, 'Ed, the expert, answers in the topic')

@@ -6,6 +6,7 @@ import { extendWindow, postToTopic, refreshTopic } from '../consultations/desk.s
 import { clockNow } from '../db/clock'
 import type { Trx } from '../db/database'
 import type { Deps } from '../deps'
+import { reminderRecipients } from '../experts/experts.service'
 import type { Outbox } from '../jobs/jobs'
 import { LedgerTx } from '../ledger/ledger.service'
 import { APPEALS_UNIT, CONSULTATION_SCOPE } from '../orders/allowances'
@@ -75,13 +76,18 @@ export async function runReminder(
     if (blocked) await noteClientBlocked(trx, a.id, blocked)
     const lang = desk.defaultLanguage
     const t = (key: string, p?: Record<string, string | number>) => deps.i18n.t(lang, key, p)
+    // To the owner (src/experts); to the admins when the owner is away or there is none.
+    const to = await reminderRecipients(trx, desk, v.id, now)
+    const params = {
+      number: a.number,
+      due: formatInstant(a.due_at, desk.schedule.timezone, lang),
+      left: formatDuration(businessMinutesLeft(desk, now, a.due_at), lang),
+    }
+    const awayLine =
+      to.ownerAway && to.owner ? `\n${t('sla-reminder-owner-away', { name: to.owner.name })}` : ''
     const { text, entities } = withMentions(
-      t('sla-reminder', {
-        number: a.number,
-        due: formatInstant(a.due_at, desk.schedule.timezone, lang),
-        left: formatDuration(businessMinutesLeft(desk, now, a.due_at), lang),
-      }),
-      mentioned(desk).map((id, i, all) => ({
+      `${t('sla-reminder', params)}${awayLine}`,
+      (to.people.length ? to.people : mentioned(desk)).map((id, i, all) => ({
         id,
         label: t('sla-expert-mention', { n: all.length > 1 ? i + 1 : 0 }),
       })),
@@ -97,6 +103,15 @@ export async function runReminder(
       dedupe_key: `sla:reminder:${a.id}`,
     })
     await wakeLane(outbox, v.id, 'in')
+    for (const id of to.people)
+      await notify(outbox, {
+        botId: desk.botId,
+        chatId: id,
+        lang,
+        key: 'experts-sla-reminder-private',
+        params: { ...params, id: String(v.id) },
+        dedupeKey: `sla:reminder:${a.id}:private:${id}`,
+      })
     return 'reminded'
   })
 }

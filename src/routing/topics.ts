@@ -14,6 +14,7 @@ import {
   lockConsultationKey,
 } from './desk-consultation.repository'
 import { conversation } from './messages.repository'
+import { ownerLabel } from './owner'
 import { activeRoute, insertRoute, type Route, replaceActiveRoute, updateRoute } from './routes.repository'
 
 /**
@@ -44,16 +45,18 @@ function personName(
 }
 
 /**
- * "<status icon> <client name> · <tariff> · #<consultation id>", at most 128 characters (Telegram's limit): the
- * client name is shortened first. The icon shows the consultation's state, or 🔴 while an appeal is breached.
+ * "<status icon> <client name> · <tariff> · #<consultation id>[ · 👤 <owner>]", at most 128 characters (Telegram's
+ * limit): the client name is shortened first. The icon shows the consultation's state, or 🔴 while an appeal is
+ * breached.
  */
 export function topicName(
   v: Pick<DeskConsultationView, 'id' | 'state' | 'title'>,
   clientName: string,
   breached: boolean,
+  owner?: string,
 ): string {
   const icon = breached && v.state !== 'revoked' ? BREACHED_ICON : STATE_ICON[v.state]
-  const tail = ` · ${v.title} · #${v.id}`
+  const tail = ` · ${v.title} · #${v.id}${owner ? ` · 👤 ${Array.from(owner).slice(0, 24).join('')}` : ''}`
   const room = NAME_MAX - Array.from(icon).length - 1 - Array.from(tail).length
   let name = Array.from(clientName.replace(/\s+/g, ' ').trim())
   if (room < 4) return Array.from(`${icon} #${v.id} · ${v.title}`).slice(0, NAME_MAX).join('')
@@ -65,7 +68,8 @@ export async function currentTopicName(deps: Deps, v: DeskConsultationView): Pro
   const client = await findClient(deps.db, v.bot_id, v.user_id)
   const appeals = await listAppeals(deps.db, v.id)
   const breached = appeals.some((a) => a.state === 'open' && a.breached_at !== null)
-  return topicName(v, personName(client, String(v.user_id)), breached)
+  const owner = await ownerLabel(deps.db, deps.desk(v.bot_id), v.id)
+  return topicName(v, personName(client, String(v.user_id)), breached, owner)
 }
 
 /** The appeals account's numbers for the card (the window's account), or null before the window starts. */
@@ -131,6 +135,8 @@ export async function renderCard(deps: Deps, desk: DeskRuntime, v: DeskConsultat
       earlier: earlier.length ? earlier.map((e) => `#${e.id} (${e.state})`).join(', ') : t('desk-card-none'),
     }),
   ]
+  const owner = await ownerLabel(deps.db, desk, v.id)
+  lines.push(t('desk-card-owner', { owner: owner ?? t('desk-card-unassigned') }))
   if (dc?.client_blocked_at) lines.push(t('desk-card-blocked'))
   if (client?.banned_at) lines.push(t('desk-card-banned'))
   return lines.join('\n')

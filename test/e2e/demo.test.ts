@@ -45,7 +45,9 @@ describe('npm run demo', () => {
     for (const line of [
       /Anna ▸ bot +\/start/,
       /bot ▸ Anna +🧾 invoice “Review sprint, 2 h”: 300 ⭐/,
-      /bot ▸ staff group +🗂 new topic #\d+ “🟢 Anna · Review sprint, 2 h · #1”/,
+      /bot ▸ staff group +🗂 new topic #\d+ “🟢 Anna · Review sprint, 2 h · #1 · 👤 Ed”/,
+      /bot ▸ Ed \(private\) +🧑‍💼 Consultation #1 \(Review sprint, 2 h\) is yours, Ed/,
+      /bot ▸ Ed \(private\) +❓ Question #1 · consultation #1\n +Anna · Review sprint, 2 h\n +«\[photo\] Our webhook handler times out.*»\n +\[ Open the topic \]/,
       /bot ▸ topic #\d+ +\[photo\] Our webhook handler times out/,
       /bot ▸ Anna +✅ Question #1 accepted/,
       /Ed ▸ topic #\d+ +Start with the pool/,

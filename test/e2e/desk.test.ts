@@ -36,11 +36,13 @@ describe('desk: the production path (throttled Api)', () => {
 
     const created = w.tg.callsTo('createForumTopic', { chat_id: STAFF_CHAT_ID }, { ok: true })
     expect(created).toHaveLength(1)
-    expect(created[0]!.payload.name).toMatch(/^🟢 Anna · Quick review · #\d+$/)
+    // The owner (src/experts) closes the name: the only expert of the test desk, named by id until seen.
+    expect(created[0]!.payload.name).toMatch(/^🟢 Anna · Quick review · #\d+ · 👤 id 900002$/)
     const card = w.tg.sentTo(STAFF_CHAT_ID, { threadId: thread })[0]!
     expect(card.text).toContain('Anna (@anna_dev)')
     expect(card.text).toContain(`id ${client.id}`)
     expect(card.text).toContain('3 из 3') // the desk's language (ru) for staff texts
+    expect(card.text).toContain('Ведёт: id 900002')
     await w.tg.waitFor('pinChatMessage', { chat_id: STAFF_CHAT_ID, message_id: card.message_id })
 
     const q = await clientSends(w, client, {

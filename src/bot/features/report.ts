@@ -1,5 +1,6 @@
 import { Composer } from 'grammy'
 import { reportDashboardButton } from '../../dashboard/links'
+import { renderOwners } from '../../experts/experts.service'
 import { renderReport, reportFor } from '../../reports/reports.service'
 import type { BotContext } from '../context'
 
@@ -24,7 +25,9 @@ group.command('report', async (ctx) => {
   const r = await reportFor(deps.db, desk, typeof ctx.match === 'string' ? ctx.match : '')
   if (!r.ok) return ctx.reply(t('report-usage'), thread)
   const dashboard = reportDashboardButton(deps.config, desk, ctx.me.username, t('dashboard-open'))
-  await ctx.reply(renderReport(t, desk, r.report, r.now), {
+  // The owners now (src/experts), after the range's numbers.
+  const owners = await renderOwners(deps.db, desk, t, r.now)
+  await ctx.reply(`${renderReport(t, desk, r.report, r.now)}\n\n${owners}`, {
     ...thread,
     link_preview_options: { is_disabled: true },
     ...(dashboard ? { reply_markup: { inline_keyboard: dashboard } } : {}),

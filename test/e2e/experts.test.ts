@@ -1,0 +1,461 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { runReminder } from '../../src/lifecycle/sla.service'
+import {
+  ADMIN_ID,
+  activeConsultation,
+  appeals,
+  clientSends,
+  consultationWithTopic,
+  type DeskWorld,
+  EXPERT_ID,
+  eventually,
+  inboxDrained,
+  itemIn,
+  lanesIdle,
+  newClient,
+  paidConsultation,
+  STAFF_CHAT_ID,
+  staffSends,
+  startDeskWorld,
+  TEST_BOT_ID,
+  topicReady,
+} from '../support/fixtures'
+
+/**
+ * Experts (src/experts): an owner per consultation chosen at activation (tariff's expert, else least loaded, round
+ * robin on ties, under a lock), /assign hand-over with its history, /away and /back, the SLA reminder to the owner or
+ * the admins, the owner's private alert per question with a link to the topic, /mute, and snippets sent as answers.
+ */
+
+const EVE_ID = 900003
+const MIN = 60_000
+
+const owner = (w: DeskWorld, consultationId: number) =>
+  w.deps.db
+    .selectFrom('expert_assignment')
+    .selectAll()
+    .where('consultation_id', '=', consultationId)
+    .where('ended_at', 'is', null)
+    .executeTakeFirst()
+
+const history = (w: DeskWorld, consultationId: number) =>
+  w.deps.db
+    .selectFrom('expert_assignment')
+    .selectAll()
+    .where('consultation_id', '=', consultationId)
+    .orderBy('id')
+    .execute()
+
+function world() {
+  return startDeskWorld({
+    configure: (c) => {
+      const d = c.desks[0]!
+      d.staff.experts = [EXPERT_ID, EVE_ID]
+      d.expertSettings.names = { [String(EVE_ID)]: 'Eve' }
+      d.expertSettings.snippets = { hello: { en: 'Hello! Looking into it.', ru: 'Здравствуйте! Смотрю.' } }
+      d.tariffs.push({ ...d.tariffs[0]!, code: 'eve', expert: EVE_ID })
+      d.tariffs.push({ ...d.tariffs[0]!, code: 'many', appeals: 10 })
+    },
+  })
+}
+
+async function unassignAll(w: DeskWorld) {
+  // Each test starts from "nobody owns anything live": close what earlier tests left active.
+  await w.deps.db.updateTable('consultation').set({ state: 'closed' }).where('state', '=', 'active').execute()
+  await w.deps.db.updateTable('desk_appeal').set({ state: 'answered' }).where('state', '=', 'open').execute()
+}
+
+describe('experts: owners', () => {
+  let w: DeskWorld
+  let eve: ReturnType<DeskWorld['tg']['user']>
+  beforeAll(async () => {
+    w = await world()
+    eve = w.tg.user({ id: EVE_ID, first_name: 'Eve', language_code: 'en' })
+  })
+  afterAll(() => w?.stop())
+
+  it('least loaded first (open questions, then consultations), round robin on ties; the tariff names its expert', async () => {
+    await unassignAll(w)
+    const a = await consultationWithTopic(w, { language_code: 'en' })
+    const b = await paidConsultation(w, { language_code: 'en' })
+    const ownerA = (await owner(w, a.consultationId))!.expert_id
+    const ownerB = (await owner(w, b.consultationId))!.expert_id
+    expect(new Set([ownerA, ownerB])).toEqual(new Set([EXPERT_ID, EVE_ID]))
+    // A question on A: A's owner has an open question, B's has none: the next goes to B's owner.
+    const q = await clientSends(w, a.client, 'A question')
+    await itemIn(w, a.client.id, q.message_id, 'sent')
+    const c = await paidConsultation(w, { language_code: 'en' })
+    expect((await owner(w, c.consultationId))!.expert_id).toBe(ownerB)
+    // Now B's owner has two consultations, A's one (with an open question): open questions count first.
+    const d = await paidConsultation(w, { language_code: 'en' })
+    expect((await owner(w, d.consultationId))!.expert_id).toBe(ownerB)
+    // The tariff that names Eve gives Eve, whatever the load.
+    const e = await paidConsultation(w, { language_code: 'en' }, { tariff: 'eve' })
+    expect(await owner(w, e.consultationId)).toMatchObject({ expert_id: EVE_ID, reason: 'tariff' })
+    // The card and the topic's name show the owner; the owner was told in private.
+    const route = await topicReady(w, a.consultationId)
+    const name = ownerA === EVE_ID ? 'Eve' : `id ${EXPERT_ID}`
+    await eventually(
+      async () => w.tg.topic(STAFF_CHAT_ID, route.message_thread_id)?.name.includes(`👤 ${name}`),
+      'the topic name with the owner',
+    )
+    const card = w.tg.message(STAFF_CHAT_ID, route.card_message_id!)
+    expect(card?.text).toContain(`Ведёт: ${name}`)
+    await w.tg.waitForSent(ownerA, new RegExp(`Консультация #${a.consultationId} .*ваша`))
+  })
+
+  it('two activations at once choose one after the other: each expert gets one (30 rounds)', async () => {
+    await unassignAll(w)
+    for (let round = 0; round < 30; round++) {
+      const [x, y] = await Promise.all([newClient(w), newClient(w)])
+      const [cx, cy] = await Promise.all([activeConsultation(w, x!), activeConsultation(w, y!)])
+      const ox = (await owner(w, cx.consultationId))!.expert_id
+      const oy = (await owner(w, cy.consultationId))!.expert_id
+      expect(ox).not.toBe(oy)
+    }
+    const per = await w.deps.db
+      .selectFrom('expert_assignment')
+      .select(['expert_id', (eb) => eb.fn.countAll<number>().as('n')])
+      .where('ended_at', 'is', null)
+      .where('reason', '=', 'least_loaded')
+      .groupBy('expert_id')
+      .execute()
+    expect(per.length).toBe(2)
+  })
+
+  it('/assign lists the staff as buttons; a press hands over, tells the new owner, keeps the history', async () => {
+    await unassignAll(w)
+    const { consultationId, route } = await consultationWithTopic(w, { language_code: 'en' })
+    const first = (await owner(w, consultationId))!.expert_id
+    const target = first === EVE_ID ? EXPERT_ID : EVE_ID
+    const thread = route.message_thread_id
+    await staffSends(w, thread, w.expert, '/assign')
+    const pick = await w.tg.waitForSent(STAFF_CHAT_ID, /Кому передать/, { threadId: thread })
+    const buttons = (pick.reply_markup.inline_keyboard as { text: string; callback_data: string }[][]).flat()
+    expect(buttons.map((b) => b.callback_data)).toEqual([
+      `ex:as:${consultationId}:${EXPERT_ID}`,
+      `ex:as:${consultationId}:${EVE_ID}`,
+      `ex:as:${consultationId}:${ADMIN_ID}`,
+    ])
+    const press = w.tg.callback(w.admin, `ex:as:${consultationId}:${target}`, pick, { chatId: STAFF_CHAT_ID })
+    await w.tg.push(TEST_BOT_ID, press)
+    await w.tg.waitForSent(target, new RegExp(`передал\\(а\\) вам консультацию #${consultationId}`))
+    await w.tg.waitForSent(STAFF_CHAT_ID, /🔁 Ведущий: .* → /, { threadId: thread })
+    // A second press for the same person (a double tap) changes nothing.
+    const again = w.tg.callback(w.expert, `ex:as:${consultationId}:${target}`, pick, {
+      chatId: STAFF_CHAT_ID,
+    })
+    await w.tg.push(TEST_BOT_ID, again)
+    await w.tg.waitFor('answerCallbackQuery', {
+      callback_query_id: again.callback_query!.id,
+      text: 'Уже ведёт эту консультацию.',
+    })
+    const h = await history(w, consultationId)
+    expect(h.map((r) => [r.expert_id, r.reason])).toEqual([
+      [first, 'least_loaded'],
+      [target, 'handover'],
+    ])
+    expect(h[0]!.ended_at!.getTime()).toBe(h[1]!.started_at.getTime())
+    expect(h[1]).toMatchObject({ assigned_by: ADMIN_ID, ended_at: null })
+    const audits = await w.deps.db
+      .selectFrom('audit_log')
+      .select('details')
+      .where('action', '=', 'consultation.handed_over')
+      .where('subject_id', '=', String(consultationId))
+      .execute()
+    expect(audits).toHaveLength(1)
+    // A non-staff press is refused and changes nothing.
+    const stranger = w.tg.user({ first_name: 'Stranger' })
+    const strange = w.tg.callback(stranger, `ex:as:${consultationId}:${first}`, pick, {
+      chatId: STAFF_CHAT_ID,
+    })
+    await w.tg.push(TEST_BOT_ID, strange)
+    await w.tg.waitFor('answerCallbackQuery', {
+      callback_query_id: strange.callback_query!.id,
+      text: 'Это могут только сотрудники.',
+    })
+    expect(await history(w, consultationId)).toHaveLength(2)
+    await lanesIdle(w, consultationId)
+  })
+
+  it('two staff handing the same consultation to different people at once: one after the other (15 rounds)', async () => {
+    for (let round = 0; round < 15; round++) {
+      const { consultationId } = await paidConsultation(w, { language_code: 'en' })
+      const first = (await owner(w, consultationId))!.expert_id
+      const others = [EXPERT_ID, EVE_ID, ADMIN_ID].filter((id) => id !== first)
+      const pushes = others.map((to, i) =>
+        w.tg.callback(i ? w.admin : w.expert!, `ex:as:${consultationId}:${to}`, undefined, {
+          chatId: STAFF_CHAT_ID,
+        }),
+      )
+      await Promise.all(pushes.map((p) => w.tg.push(TEST_BOT_ID, p)))
+      for (const p of pushes)
+        await w.tg.waitFor('answerCallbackQuery', { callback_query_id: p.callback_query!.id })
+      const h = await history(w, consultationId)
+      expect(h).toHaveLength(3)
+      expect(h.filter((r) => r.ended_at === null)).toHaveLength(1)
+      for (let i = 1; i < h.length; i++)
+        expect(h[i - 1]!.ended_at!.getTime()).toBe(h[i]!.started_at.getTime())
+      expect(new Set(h.slice(1).map((r) => r.expert_id))).toEqual(new Set(others))
+    }
+  })
+
+  it('/away: no new assignments while away; /back: assignments again; the SLA reminder goes to the admins meanwhile', async () => {
+    await unassignAll(w)
+    const { client, consultationId } = await consultationWithTopic(w, { language_code: 'en' })
+    const o = (await owner(w, consultationId))!.expert_id
+    const ownerUser = o === EVE_ID ? eve : w.expert
+    const other = o === EVE_ID ? EXPERT_ID : EVE_ID
+    await w.tg.push(TEST_BOT_ID, w.tg.command(ownerUser, 'away'))
+    await w.tg.waitForSent(o, /(вы отсутствуете|you are away)/)
+    // The owner has the least load, but is away: the next ones go to the other expert.
+    for (let i = 0; i < 2; i++) {
+      const n = await paidConsultation(w, { language_code: 'en' })
+      expect((await owner(w, n.consultationId))!.expert_id).toBe(other)
+    }
+    // The reminder of the away owner's consultation mentions the admins, and says the owner is away.
+    await clientSends(w, client, 'Urgent')
+    const [a] = await eventually(async () => {
+      const x = await appeals(w, consultationId)
+      return x.length ? x : undefined
+    }, 'the appeal')
+    expect(await runReminder(w.deps, a!.id, { now: new Date(a!.due_at.getTime() - 30 * MIN) })).toBe(
+      'reminded',
+    )
+    const reminder = await w.tg.waitForSent(STAFF_CHAT_ID, /Ответ на вопрос №1 нужен до/)
+    expect(reminder.text).toMatch(/отсутствует/)
+    expect(reminder.message.entities?.map((e) => (e as { user?: { id: number } }).user?.id)).toEqual([
+      ADMIN_ID,
+    ])
+    await w.tg.waitForSent(ADMIN_ID, new RegExp(`Консультация #${consultationId}: ответ на вопрос №1`))
+
+    await w.tg.push(TEST_BOT_ID, w.tg.command(ownerUser, 'back'))
+    await w.tg.waitForSent(o, /(С возвращением|Welcome back)/)
+    await unassignAll(w)
+    // Both free again: config order / round robin decides, and the owner is among the candidates again.
+    const seen = new Set<number>()
+    for (let i = 0; i < 2; i++)
+      seen.add((await owner(w, (await paidConsultation(w)).consultationId))!.expert_id)
+    expect(seen).toEqual(new Set([EXPERT_ID, EVE_ID]))
+    // A client typing /away is only a client: the unknown-command answer, nothing changes.
+    const c2 = await newClient(w)
+    await w.tg.push(TEST_BOT_ID, w.tg.command(c2, 'away'))
+    await w.tg.waitForSent(c2.id)
+    const p = await w.deps.db.selectFrom('expert_profile').selectAll().where('user_id', '=', c2.id).execute()
+    expect(p).toHaveLength(0)
+  })
+
+  it('the reminder goes to the owner when present: a mention in the topic and a private message', async () => {
+    await unassignAll(w)
+    const { client, consultationId } = await consultationWithTopic(w, { language_code: 'en' })
+    const o = (await owner(w, consultationId))!.expert_id
+    await clientSends(w, client, 'Another')
+    const [a] = await eventually(async () => {
+      const x = await appeals(w, consultationId)
+      return x.length ? x : undefined
+    }, 'the appeal')
+    const since = w.tg.mark()
+    expect(await runReminder(w.deps, a!.id, { now: new Date(a!.due_at.getTime() - 30 * MIN) })).toBe(
+      'reminded',
+    )
+    const reminder = await w.tg.waitForSent(STAFF_CHAT_ID, /Ответ на вопрос №1 нужен до/, { since })
+    expect(reminder.text).not.toMatch(/отсутствует/)
+    expect(reminder.message.entities?.map((e) => (e as { user?: { id: number } }).user?.id)).toEqual([o])
+    await w.tg.waitForSent(o, new RegExp(`Консультация #${consultationId}: ответ на вопрос №1`))
+  })
+
+  it('/report shows the owners and their load', async () => {
+    const since = w.tg.mark()
+    await w.tg.push(TEST_BOT_ID, w.tg.groupTopicMessage(STAFF_CHAT_ID, undefined, w.admin, '/report'))
+    const r = await w.tg.waitForSent(STAFF_CHAT_ID, /Ведущие/, { since })
+    expect(r.text).toContain('Eve: ')
+    expect(r.text).toMatch(/• Ed: \d+ · \d+/)
+  })
+})
+
+describe('experts: private alerts and snippets', () => {
+  let w: DeskWorld
+  beforeAll(async () => {
+    w = await world()
+    w.tg.user({ id: EVE_ID, first_name: 'Eve', language_code: 'en' })
+  })
+  afterAll(() => w?.stop())
+
+  const alertsTo = (w: DeskWorld, to: number, consultationId: number) =>
+    w.tg.sentTo(to).filter((m) => (m.text ?? '').includes(`консультация #${consultationId}`))
+
+  it('one alert per question (not per message), with a button that opens the topic; /mute and /unmute', async () => {
+    const { client, consultationId, route } = await consultationWithTopic(
+      w,
+      { language_code: 'en' },
+      { tariff: 'many' },
+    )
+    const o = (await owner(w, consultationId))!.expert_id
+    const thread = route.message_thread_id
+    const m1 = await clientSends(w, client, 'First part of my question')
+    const m2 = await clientSends(w, client, 'second part')
+    await itemIn(w, client.id, m2.message_id, 'sent')
+    const alert = await w.tg.waitForSent(o, /Вопрос №1 · консультация/)
+    expect(alert.text).toContain('First part of my question')
+    expect(alert.reply_markup.inline_keyboard[0][0].url).toBe(`https://t.me/c/9000000001/${thread}`)
+    await itemIn(w, client.id, m1.message_id, 'sent')
+    // The answer closes question 1; the next message opens question 2: a second alert.
+    await staffSends(w, thread, w.expert, 'Answer one')
+    await eventually(async () => (await appeals(w, consultationId))[0]?.state === 'answered', 'answer 1')
+    await lanesIdle(w, consultationId)
+    expect(alertsTo(w, o, consultationId)).toHaveLength(1)
+    await clientSends(w, client, 'Question two')
+    await w.tg.waitForSent(o, /Вопрос №2 · консультация/)
+    expect(alertsTo(w, o, consultationId)).toHaveLength(2)
+
+    // /mute by the owner: question 3 makes no alert; after /unmute the next question would alert again.
+    const ownerUser = o === EVE_ID ? w.tg.user({ id: EVE_ID, first_name: 'Eve' }) : w.expert
+    await staffSends(w, thread, ownerUser, '/mute')
+    await w.tg.waitForSent(STAFF_CHAT_ID, /🔕/, { threadId: thread })
+    await staffSends(w, thread, w.expert, 'Answer two')
+    await eventually(async () => (await appeals(w, consultationId))[1]?.state === 'answered', 'answer 2')
+    const q3 = await clientSends(w, client, 'Question three')
+    await itemIn(w, client.id, q3.message_id, 'sent')
+    await eventually(async () => (await appeals(w, consultationId)).length === 3, 'question 3')
+    await lanesIdle(w, consultationId)
+    expect(await w.deps.db.selectFrom('expert_mute').selectAll().execute()).toHaveLength(1)
+    await staffSends(w, thread, ownerUser, '/unmute')
+    await w.tg.waitForSent(STAFF_CHAT_ID, /🔔/, { threadId: thread })
+    expect(await w.deps.db.selectFrom('expert_mute').selectAll().execute()).toHaveLength(0)
+    await staffSends(w, thread, w.expert, 'Answer three')
+    await eventually(async () => (await appeals(w, consultationId))[2]?.state === 'answered', 'answer 3')
+    await clientSends(w, client, 'Question four')
+    await w.tg.waitForSent(o, /Вопрос №4 · консультация/)
+    expect(alertsTo(w, o, consultationId).map((m) => /Вопрос №(\d)/.exec(m.text!)![1])).toEqual([
+      '1',
+      '2',
+      '4',
+    ])
+  })
+
+  it('an owner who never started the bot (403): recorded once, quietly, nothing retried', async () => {
+    const { client, consultationId } = await consultationWithTopic(w, { language_code: 'en' })
+    const o = (await owner(w, consultationId))!.expert_id
+    const rule = w.tg.fail(
+      'sendMessage',
+      { error_code: 403, description: "Forbidden: bot can't initiate conversation with a user" },
+      {
+        times: Number.POSITIVE_INFINITY,
+        when: (p) => Number(p.chat_id) === o,
+      },
+    )
+    try {
+      await clientSends(w, client, 'Hello?')
+      const row = await eventually(
+        () =>
+          w.deps.db
+            .selectFrom('outbound_message')
+            .selectAll()
+            .where('key', 'like', 'experts:alert:%')
+            .where('chat_id', '=', o)
+            .where('outcome', '=', 'forbidden')
+            .executeTakeFirst(),
+        'the forbidden alert recorded',
+      )
+      expect(row.message_id).toBeNull()
+      const dead = await w.deps.db
+        .selectFrom('pgboss.job' as any)
+        .select('id')
+        .where('name', '=', 'dead-letter')
+        .execute()
+      expect(dead).toHaveLength(0)
+    } finally {
+      rule.cancel()
+    }
+  })
+
+  it('/s NAME answers the client through the answer path; /snippet add|list|del for admins', async () => {
+    const { client, consultationId, route } = await consultationWithTopic(w, { language_code: 'en' })
+    const thread = route.message_thread_id
+    const q = await clientSends(w, client, 'Is anyone there?')
+    await itemIn(w, client.id, q.message_id, 'sent')
+    const cmd = await w.tg.push(
+      TEST_BOT_ID,
+      w.tg.groupTopicMessage(STAFF_CHAT_ID, thread, w.expert, '/s hello'),
+    )
+    await w.tg.waitForSent(client.id, 'Hello! Looking into it.')
+    const [a] = await appeals(w, consultationId)
+    expect(a).toMatchObject({ state: 'answered', answered_by: EXPERT_ID, in_time: true })
+    expect(a!.first_response_at).not.toBeNull()
+    // A redelivered /s sends nothing more.
+    await w.tg.redeliver(TEST_BOT_ID, cmd)
+    await inboxDrained(w.deps.db)
+    await lanesIdle(w, consultationId)
+    expect(w.tg.texts(client.id).filter((t) => t === 'Hello! Looking into it.')).toHaveLength(1)
+
+    await staffSends(w, thread, w.expert, '/s nope')
+    await w.tg.waitForSent(STAFF_CHAT_ID, /Заготовки «nope» нет/, { threadId: thread })
+
+    // An expert cannot edit snippets; an admin can.
+    const general = (from: typeof w.admin, text: string) =>
+      w.tg.push(TEST_BOT_ID, w.tg.groupTopicMessage(STAFF_CHAT_ID, undefined, from, text))
+    await general(w.expert, '/snippet add bye Bye for now')
+    await w.tg.waitForSent(STAFF_CHAT_ID, /только администраторы/)
+    await general(w.admin, '/snippet add bye Bye for now, {name}!')
+    await w.tg.waitForSent(STAFF_CHAT_ID, /«bye» добавлена/)
+    await general(w.admin, '/snippet list')
+    const list = await w.tg.waitForSent(STAFF_CHAT_ID, /Заготовки:/)
+    expect(list.text).toContain('bye: Bye for now, {name}!')
+    expect(list.text).toContain('hello ⚙️')
+    await general(w.admin, '/snippet del hello')
+    await w.tg.waitForSent(STAFF_CHAT_ID, /задана в файле настроек/)
+    await general(w.admin, '/snippet add Bad!name text')
+    await w.tg.waitForSent(STAFF_CHAT_ID, /Имя заготовки/)
+
+    await clientSends(w, client, 'One more thing')
+    await eventually(async () => (await appeals(w, consultationId)).length === 2, 'question 2')
+    await staffSends(w, thread, w.expert, '/s bye')
+    await w.tg.waitForSent(client.id, 'Bye for now, {name}!')
+    await eventually(async () => (await appeals(w, consultationId))[1]?.state === 'answered', 'answered')
+
+    await general(w.admin, '/snippet del bye')
+    await w.tg.waitForSent(STAFF_CHAT_ID, /«bye» удалена/)
+    const rows = await w.deps.db.selectFrom('desk_snippet').selectAll().execute()
+    expect(rows).toHaveLength(0)
+  })
+})
+
+describe('experts: days off in config', () => {
+  let w: DeskWorld
+  beforeAll(async () => {
+    w = await startDeskWorld({
+      configure: (c) => {
+        const d = c.desks[0]!
+        d.staff.experts = [EXPERT_ID, EVE_ID]
+        // Eve is off every day of the week: never given a consultation, and her reminders go to the admins.
+        d.expertSettings.daysOff = { [String(EVE_ID)]: ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'] }
+        d.tariffs.push({ ...d.tariffs[0]!, code: 'eve', expert: EVE_ID })
+      },
+    })
+  })
+  afterAll(() => w?.stop())
+
+  it('nobody is given a consultation on their day off; a tariff that names them still does, and the admins are reminded', async () => {
+    for (let i = 0; i < 3; i++)
+      expect((await owner(w, (await paidConsultation(w)).consultationId))!.expert_id).toBe(EXPERT_ID)
+    const { client, consultationId } = await consultationWithTopic(
+      w,
+      { language_code: 'en' },
+      { tariff: 'eve' },
+    )
+    expect((await owner(w, consultationId))!.expert_id).toBe(EVE_ID)
+    await clientSends(w, client, 'Anyone?')
+    const [a] = await eventually(async () => {
+      const x = await appeals(w, consultationId)
+      return x.length ? x : undefined
+    }, 'the appeal')
+    expect(await runReminder(w.deps, a!.id, { now: new Date(a!.due_at.getTime() - 30 * MIN) })).toBe(
+      'reminded',
+    )
+    const reminder = await w.tg.waitForSent(STAFF_CHAT_ID, /Ответ на вопрос №1 нужен до/)
+    expect(reminder.text).toMatch(/Ведущий \(id 900003\) отсутствует/)
+    expect(reminder.message.entities?.map((e) => (e as { user?: { id: number } }).user?.id)).toEqual([
+      ADMIN_ID,
+    ])
+  })
+})
