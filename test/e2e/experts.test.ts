@@ -200,6 +200,30 @@ describe('experts: owners', () => {
     }
   })
 
+  it('two staff taking the same consultation for the same person at once: one hand-over, one "already" (10 rounds)', async () => {
+    for (let round = 0; round < 10; round++) {
+      const { consultationId } = await paidConsultation(w, { language_code: 'en' })
+      const first = (await owner(w, consultationId))!.expert_id
+      const to = first === EVE_ID ? EXPERT_ID : EVE_ID
+      const presses = [w.expert, w.admin].map((u) =>
+        w.tg.callback(u, `ex:as:${consultationId}:${to}`, undefined, { chatId: STAFF_CHAT_ID }),
+      )
+      await Promise.all(presses.map((p) => w.tg.push(TEST_BOT_ID, p)))
+      const answers = []
+      for (const p of presses)
+        answers.push(
+          String(
+            (await w.tg.waitFor('answerCallbackQuery', { callback_query_id: p.callback_query!.id })).payload
+              .text,
+          ),
+        )
+      expect(answers.filter((a) => a.startsWith('Передано'))).toHaveLength(1)
+      expect(answers.filter((a) => a === 'Уже ведёт эту консультацию.')).toHaveLength(1)
+      const h = await history(w, consultationId)
+      expect(h.map((r) => r.expert_id)).toEqual([first, to])
+    }
+  })
+
   it('/away: no new assignments while away; /back: assignments again; the SLA reminder goes to the admins meanwhile', async () => {
     await unassignAll(w)
     const { client, consultationId } = await consultationWithTopic(w, { language_code: 'en' })
@@ -265,11 +289,14 @@ describe('experts: owners', () => {
   })
 
   it('/report shows the owners and their load', async () => {
+    await paidConsultation(w)
+    await paidConsultation(w)
     const since = w.tg.mark()
     await w.tg.push(TEST_BOT_ID, w.tg.groupTopicMessage(STAFF_CHAT_ID, undefined, w.admin, '/report'))
     const r = await w.tg.waitForSent(STAFF_CHAT_ID, /Ведущие/, { since })
     expect(r.text).toContain('Eve: ')
-    expect(r.text).toMatch(/• Ed: \d+ · \d+/)
+    expect(r.text).toMatch(/• (Ed|id 900002): [1-9]\d* · \d+/)
+    expect(r.text).toMatch(/• Eve: [1-9]\d* · \d+/)
   })
 })
 

@@ -1,6 +1,6 @@
 import { Composer } from 'grammy'
 import { reportDashboardButton } from '../../dashboard/links'
-import { renderOwners } from '../../experts/experts.service'
+import { renderOwners } from '../../experts/owners-report'
 import { renderReport, reportFor } from '../../reports/reports.service'
 import type { BotContext } from '../context'
 
