@@ -115,7 +115,7 @@ const desk = z
       .prefault({}),
     /** Experts (src/experts): names on cards, days off, canned replies. */
     expertSettings: z
-      .object({
+      .strictObject({
         /** Per staff user id: the name shown on cards and topic titles (else their Telegram name, else the id). */
         names: z.record(z.string().regex(/^\d+$/), z.string().min(1).max(64)).default({}),
         /** Per staff user id: weekdays ("sat") or dates ("2026-12-31", desk-local) with no new assignments. */

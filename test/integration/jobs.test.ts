@@ -59,11 +59,17 @@ describe('outbox', () => {
         })
         .catch(() => {})
     }
-    await until(async () => (await runs()).length >= N / 2, 'the committed jobs')
+    // A handler's row is written before pg-boss marks its job completed: wait for both.
+    const counts = () =>
+      sql<{ n: number; done: number }>`
+        select count(*)::int as n, count(*) filter (where state = 'completed')::int as done
+        from pgboss.job where name = ${probe.name}`.execute(t.db)
+    await until(
+      async () => (await runs()).length >= N / 2 && (await counts()).rows[0]!.done >= N / 2,
+      'the committed jobs',
+    )
     // Rolled-back sends left no job row at all; each committed one ran once (a duplicate run would add a row).
-    const jobs = await sql<{ n: number; done: number }>`
-      select count(*)::int as n, count(*) filter (where state = 'completed')::int as done
-      from pgboss.job where name = ${probe.name}`.execute(t.db)
+    const jobs = await counts()
     expect(jobs.rows[0]).toEqual({ n: N / 2, done: N / 2 })
     const r = await runs()
     expect(r).toEqual(Array.from({ length: N / 2 }, (_, i) => (i + 1) * 2))
