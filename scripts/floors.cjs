@@ -28,6 +28,7 @@ const FLOORS = [
     'drafting',
     'disputes',
     'payments',
+    'subscriptions',
     'reports',
     'dashboard',
   ].map((f) => floor('feature', f, [`^src/${f}/`])),

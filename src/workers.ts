@@ -37,6 +37,8 @@ import { RECONCILE_CRON, reconcileQueue, runReconciliation } from './payments/re
 import { runLane } from './routing/delivery'
 import { DESK_SWEEP_CRON, deskInQueue, deskOutQueue, deskSweepQueue } from './routing/routing.jobs'
 import { openTopic, sweepLanes } from './routing/routing.workers'
+import { runEditSubscription, runLapse } from './subscriptions/lifecycle'
+import { editSubscriptionQueue, subscriptionLapseQueue } from './subscriptions/subscriptions.jobs'
 import { handleNotify, notifyGroupQueue, notifyQueue } from './telegram/notify'
 
 /**
@@ -73,6 +75,9 @@ export const QUEUES: readonly QueueDef<any>[] = [
   topicCloseQueue,
   transcriptQueue,
   lifecycleSweepQueue,
+  // subscriptions (issue 12)
+  editSubscriptionQueue,
+  subscriptionLapseQueue,
 ]
 
 /** Starts the workers of every queue and the schedules of the sweepers (the `worker` role, or `all`). */
@@ -113,4 +118,8 @@ export async function startWorkers(deps: Deps): Promise<void> {
   await jobs.work(transcriptQueue, (d) => runTranscript(deps, d))
   await jobs.work(lifecycleSweepQueue, () => sweepLifecycle(deps))
   await jobs.boss.schedule(lifecycleSweepQueue.name, LIFECYCLE_SWEEP_CRON, {}, { tz: 'UTC' })
+
+  // Subscriptions: Telegram told of a cancelled/resumed renewal; the lapse at period end + grace.
+  await jobs.work(editSubscriptionQueue, (d) => runEditSubscription(deps, d))
+  await jobs.work(subscriptionLapseQueue, (d) => runLapse(deps, d))
 }

@@ -16,6 +16,7 @@ import { reportFeature } from './features/report'
 import { staffFeature } from './features/staff'
 import { startFeature } from './features/start'
 import { statusFeature } from './features/status'
+import { subscriptionsFeature } from './features/subscriptions'
 import { tariffsFeature } from './features/tariffs'
 import { termsFeature } from './features/terms'
 import { transcriptFeature } from './features/transcript'
@@ -36,6 +37,7 @@ function features(): Composer<BotContext>[] {
     tariffsFeature,
     statusFeature,
     transcriptFeature,
+    subscriptionsFeature,
     termsFeature,
     adminPaymentsFeature,
     draftingFeature,
