@@ -22,16 +22,11 @@ import {
 import { tellStaff } from '../payments/successful-payment'
 import { notify } from '../telegram/notify'
 import { formatDate } from '../time/format'
-import { findPlan, parsePlanPayload, SUBSCRIPTION_PERIOD_SECONDS, upgradeDelta } from './plans'
+import { findPlan, parsePlanPayload, SUBSCRIPTION_PERIOD_SECONDS } from './plans'
 import { SUBSCRIPTION_KIND, UPGRADE_KIND } from './purchase'
 import { subscriptionLapseQueue } from './subscriptions.jobs'
-import {
-  activeSubscriptionOf,
-  latestPeriod,
-  lockSubscriptionByOrder,
-  periodAt,
-  type Subscription,
-} from './subscriptions.repository'
+import { latestPeriod, lockSubscriptionByOrder, type Subscription } from './subscriptions.repository'
+import { applyUpgrade } from './upgrade'
 
 /**
  * successful_payment of a plan's invoice (payload s:<order>) or of an upgrade (u:<order>). One transaction each:
@@ -115,13 +110,13 @@ export async function recordPlanPayment(
       now,
       expires,
     }
-    if (kind === UPGRADE_KIND) return upgrade(ctx)
+    if (kind === UPGRADE_KIND) return applyUpgrade(ctx)
     const sub = await lockSubscriptionByOrder(trx, order.id)
     return sub ? renew(ctx, sub) : start(ctx)
   })
 }
 
-interface PayCtx {
+export interface PayCtx {
   trx: Trx
   outbox: Outbox
   deps: Deps
@@ -133,7 +128,7 @@ interface PayCtx {
   expires: Date | null
 }
 
-function planOf(desk: DeskRuntime, code: string, order: Order): PlanConfig {
+export function planOf(desk: DeskRuntime, code: string, order: Order): PlanConfig {
   const p = findPlan(desk, code)
   if (p) return p
   // A plan taken out of the config still serves its subscribers on the numbers their order pinned.
@@ -355,96 +350,4 @@ async function scheduleLapse(outbox: Outbox, subscriptionId: number, end: Date, 
       id: jobId(`subscriptions.lapse:${subscriptionId}:${periodEnd}`),
     },
   )
-}
-
-/**
- * A paid upgrade: the client's active subscription moves to the order's plan now, and the current period's grant
- * changes by upgradeDelta in this transaction (an `adjust` of the same account: counters and holds are kept).
- */
-async function upgrade(c: PayCtx): Promise<PlanPaymentOutcome> {
-  const { trx, outbox, desk, order, now } = c
-  const head = await activeSubscriptionOf(trx, desk.botId, order.user_id)
-  // The subscription's order first, then the subscription and its consultation: the renewal's lock order.
-  const subOrder = head ? await lockOrder(trx, head.order_id) : undefined
-  const sub = head ? await lockSubscriptionByOrder(trx, head.order_id) : undefined
-  const cons = sub ? await lockConsultation(trx, sub.consultation_id) : undefined
-  const period = sub ? await periodAt(trx, sub.id, now) : undefined
-  if (canTransition(order.state, 'active')) await moveOrder(trx, order, 'active')
-  await updateOrder(trx, order.id, { paid_at: now })
-  if (!sub || !subOrder || !cons || !period) {
-    await notify(outbox, {
-      botId: desk.botId,
-      chatId: order.user_id,
-      lang: order.lang,
-      key: 'sub-upgrade-orphan',
-      params: { amount: order.price_stars },
-      dedupeKey: `subscription-upgrade:${c.charge}`,
-    })
-    return { status: 'unmatched' }
-  }
-  const from = planOf(desk, sub.plan_code, subOrder)
-  const to = planOf(desk, order.tariff_code, order)
-  const acc = await trx
-    .selectFrom('ledger_account')
-    .select(['granted'])
-    .where('id', '=', period.account_id)
-    .executeTakeFirstOrThrow()
-  const delta = upgradeDelta(
-    from,
-    to,
-    acc.granted,
-    { start: period.period_start, end: period.period_end },
-    now,
-  )
-  if (delta > 0) {
-    const r = await new LedgerTx(trx, 'allow', 0).adjust({
-      accountId: period.account_id,
-      dGranted: delta,
-      note: `upgrade ${from.code} -> ${to.code}`,
-      requestId: `subscription-upgrade:${c.charge}`,
-    })
-    if (!r) throw new Error(`subscription ${sub.id}: upgrade adjust refused`)
-  }
-  await trx
-    .insertInto('subscription_upgrade')
-    .values({
-      subscription_id: sub.id,
-      bot_id: desk.botId,
-      period_id: period.id,
-      from_plan: from.code,
-      to_plan: to.code,
-      charge_id: c.charge,
-      d_granted: delta,
-    })
-    .execute()
-  await trx
-    .updateTable('subscription')
-    .set({ plan_code: to.code, next_plan_code: null, updated_at: now })
-    .where('id', '=', sub.id)
-    .execute()
-  await trx
-    .updateTable('orders')
-    .set({
-      tariff_code: to.code,
-      title: order.title,
-      appeals: to.questions,
-      drafts: to.drafts,
-      sla_minutes: Math.round(to.slaBusinessHours * 60),
-    })
-    .where('id', '=', subOrder.id)
-    .execute()
-  await trx
-    .updateTable('subscription_period')
-    .set((eb) => ({ granted: eb('granted', '+', delta), plan_code: to.code }))
-    .where('id', '=', period.id)
-    .execute()
-  await notify(outbox, {
-    botId: desk.botId,
-    chatId: order.user_id,
-    lang: order.lang,
-    key: 'sub-upgraded',
-    params: { title: order.title, added: delta },
-    dedupeKey: `subscription-upgrade:${c.charge}`,
-  })
-  return { status: 'upgraded', subscriptionId: sub.id, dGranted: delta }
 }

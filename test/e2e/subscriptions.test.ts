@@ -21,7 +21,6 @@ import {
   periods,
   renewDirect,
   renewThroughTelegram,
-  shiftSubscription,
   subscribe,
   subscribeLink,
   withPlans,
