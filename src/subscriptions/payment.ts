@@ -4,7 +4,6 @@ import { clientZone } from '../clients/clients.service'
 import type { DeskRuntime } from '../config/load'
 import type { PlanConfig } from '../config/schema'
 import { consultationActivatedQueue, jobId, scheduleWindowJobs } from '../consultations/consultations.jobs'
-import type { Trx } from '../db/database'
 import type { Deps } from '../deps'
 import type { Outbox } from '../jobs/jobs'
 import { LedgerTx } from '../ledger/ledger.service'
@@ -16,17 +15,19 @@ import {
   insertConsultation,
   insertPaymentOnce,
   lockConsultation,
-  type Order,
   updateOrder,
 } from '../orders/orders.repository'
 import { tellStaff } from '../payments/successful-payment'
 import { notify } from '../telegram/notify'
 import { formatDate } from '../time/format'
-import { findPlan, parsePlanPayload, SUBSCRIPTION_PERIOD_SECONDS } from './plans'
+import { graceMs, type PayCtx, type PlanPaymentOutcome, planOf } from './pay-context'
+import { parsePlanPayload, SUBSCRIPTION_PERIOD_SECONDS } from './plans'
 import { SUBSCRIPTION_KIND, UPGRADE_KIND } from './purchase'
 import { subscriptionLapseQueue } from './subscriptions.jobs'
 import { latestPeriod, lockSubscriptionByOrder, type Subscription } from './subscriptions.repository'
 import { applyUpgrade } from './upgrade'
+
+export type { PlanPaymentOutcome } from './pay-context'
 
 /**
  * successful_payment of a plan's invoice (payload s:<order>) or of an upgrade (u:<order>). One transaction each:
@@ -40,13 +41,6 @@ import { applyUpgrade } from './upgrade'
  * - an upgrade changes the current period's grant (the plan's upgradeGrant) and the plan at once.
  * A redelivered charge finds its payment row and changes nothing: one period, one grant, one notification.
  */
-
-export type PlanPaymentOutcome =
-  | { status: 'duplicate' }
-  | { status: 'unmatched' }
-  | { status: 'started'; subscriptionId: number; periodNumber: number }
-  | { status: 'renewed'; subscriptionId: number; periodNumber: number; carried: number }
-  | { status: 'upgraded'; subscriptionId: number; dGranted: number }
 
 const DAY = 86_400_000
 
@@ -114,43 +108,6 @@ export async function recordPlanPayment(
     const sub = await lockSubscriptionByOrder(trx, order.id)
     return sub ? renew(ctx, sub) : start(ctx)
   })
-}
-
-export interface PayCtx {
-  trx: Trx
-  outbox: Outbox
-  deps: Deps
-  desk: DeskRuntime
-  order: Order
-  paymentId: number
-  charge: string
-  now: Date
-  expires: Date | null
-}
-
-export function planOf(desk: DeskRuntime, code: string, order: Order): PlanConfig {
-  const p = findPlan(desk, code)
-  if (p) return p
-  // A plan taken out of the config still serves its subscribers on the numbers their order pinned.
-  return {
-    kind: 'subscription',
-    code,
-    title: { en: order.title },
-    description: { en: order.title },
-    priceStars: order.price_stars,
-    questions: order.appeals,
-    drafts: order.drafts,
-    slaBusinessHours: order.sla_minutes / 60,
-    features: { attachments: true, prioritySla: false, transcriptExport: true },
-    carryOver: 'none',
-    refundPolicy: 'keep_used',
-    upgradeGrant: 'difference',
-    terms: { version: order.terms_version, text: { en: '' } },
-  }
-}
-
-function graceMs(desk: DeskRuntime): number {
-  return desk.subscriptionGraceHours * 3600_000
 }
 
 /** The consultation's access runs to the period's end plus the grace: the lapse instant. */
