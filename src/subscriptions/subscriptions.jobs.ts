@@ -1,11 +1,7 @@
 import { defineQueue } from '../jobs/queue'
 
-/**
- * Telegram is told of a cancelled or resumed renewal by a job (editUserStarSubscription), written in the same
- * transaction as the change; the handler sends the subscription's current wish, so jobs that run out of order or
- * twice end in the state the client chose last.
- */
-export const editSubscriptionQueue = defineQueue<{ subscriptionId: number }>('subscriptions.edit')
+/** The renewal's wish sent to Telegram (declared on the orders floor: a refund writes it too). */
+export { editSubscriptionQueue } from '../orders/plan.jobs'
 
 /**
  * At a period's end plus the grace: no renewal arrived, the plan lapses (the client is told; new questions are

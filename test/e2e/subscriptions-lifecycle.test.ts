@@ -29,6 +29,7 @@ import {
   PRO,
   periods,
   renewThroughTelegram,
+  STRICT,
   shiftSubscription,
   subscribe,
   withPlans,
@@ -258,5 +259,78 @@ describe('subscriptions: lifecycle', () => {
       .where('id', '=', sub.id)
       .executeTakeFirstOrThrow()
     expect(s.state).toBe('active')
+  })
+
+  async function refundThroughTelegram(
+    client: Parameters<typeof subscribe>[1],
+    s: Awaited<ReturnType<typeof subscribe>>,
+  ) {
+    const pushed = await w.tg.push(
+      TEST_BOT_ID,
+      w.tg.refundedPayment(client, {
+        invoice_payload: s.payload,
+        total_amount: s.amount,
+        telegram_payment_charge_id: s.charge,
+      }),
+    )
+    await handled(w, pushed.update.update_id)
+  }
+
+  it('refund under keep_used: used stays, the unused is void, the accepted question is still answered, new ones refused', async () => {
+    const client = await newClient(w, { language_code: 'en' })
+    const s = await subscribe(w, client)
+    const route = await topicReady(w, s.sub.consultation_id)
+    await clientSends(w, client, 'Asked before the refund')
+    await w.tg.waitForSent(client.id, /Question #1 accepted/)
+    const since = w.tg.mark()
+    await refundThroughTelegram(client, s)
+    await w.tg.waitForSent(client.id, /refunded to you. The plan has ended: what was used stays used/, {
+      since,
+    })
+    const [p1] = await periods(w, s.sub.id)
+    expect(p1).toMatchObject({ granted: 1, reserved: 1, used: 0 }) // 2 unused voided, the hold kept
+    const sub = await w.deps.db
+      .selectFrom('subscription')
+      .selectAll()
+      .where('id', '=', s.sub.id)
+      .executeTakeFirstOrThrow()
+    expect(sub).toMatchObject({ state: 'refunded', renewal_cancelled: true })
+    const edit = await w.tg.waitFor('editUserStarSubscription', { user_id: client.id }, { since, ok: true })
+    expect(edit.payload).toMatchObject({ telegram_payment_charge_id: s.charge, is_canceled: true })
+    const since2 = w.tg.mark()
+    await clientSends(w, client, 'After the refund')
+    await w.tg.waitForSent(client.id, /Your plan was refunded, so new questions are not accepted/, {
+      since: since2,
+    })
+    await staffSends(w, route.message_thread_id, w.expert, 'Still answered')
+    await w.tg.waitFor('copyMessage', { chat_id: client.id, from_chat_id: STAFF_CHAT_ID }, { ok: true })
+    await eventually(async () => (await periods(w, s.sub.id))[0]?.used === 1, 'the hold committed')
+    // Redelivered: nothing more.
+    await refundThroughTelegram(client, s)
+    expect((await periods(w, s.sub.id))[0]).toMatchObject({ granted: 1, used: 1, reserved: 0 })
+    expect((await checkInvariants(w.deps.db)).ok).toBe(true)
+  })
+
+  it('refund under revoke_now: the plan ends now, open holds released, accounts inactive', async () => {
+    const client = await newClient(w, { language_code: 'ru' })
+    const s = await subscribe(w, client, STRICT)
+    await topicReady(w, s.sub.consultation_id)
+    await clientSends(w, client, 'Вопрос до возврата')
+    await w.tg.waitForSent(client.id, /Вопрос №1 принят/)
+    const since = w.tg.mark()
+    await refundThroughTelegram(client, s)
+    await w.tg.waitForSent(client.id, /возвращены вам. План завершён сейчас/, { since })
+    const [p1] = await periods(w, s.sub.id)
+    expect(p1).toMatchObject({ granted: 3, reserved: 0, used: 0 })
+    const acc = await w.deps.db
+      .selectFrom('ledger_account')
+      .select('active')
+      .where('id', '=', p1!.account_id)
+      .executeTakeFirstOrThrow()
+    expect(acc.active).toBe(false)
+    const since2 = w.tg.mark()
+    await clientSends(w, client, 'После возврата')
+    await w.tg.waitForSent(client.id, /Оплата плана возвращена/, { since: since2 })
+    expect((await checkInvariants(w.deps.db)).ok).toBe(true)
   })
 })

@@ -38,7 +38,9 @@ export const NOFILES = plan({
   features: { attachments: false, prioritySla: false, transcriptExport: false },
 })
 
-export function withPlans(plans: PlanConfig[] = [BASIC, PRO, NOFILES]) {
+export const STRICT = plan({ code: 'strict', priceStars: 400, questions: 3, refundPolicy: 'revoke_now' })
+
+export function withPlans(plans: PlanConfig[] = [BASIC, PRO, NOFILES, STRICT]) {
   return (c: LoadedConfig) => {
     c.desks[0]!.plans = plans
     c.desks[0]!.subscriptionGraceHours = 24

@@ -58,3 +58,6 @@ sub-refused-ended = Your plan ended on {$end}; renew to continue (/plan). This m
 sub-refused-renewal-pending = Your period ended on {$end} and its renewal has not arrived yet, so this message was not passed to the expert. Nothing was counted; please write again once the plan renews (/plan).
 sub-refused-refunded = Your plan was refunded, so new questions are not accepted. Answers to questions accepted earlier still arrive here.
 sub-refused-not-in-plan = Attachments are not included in your plan, so this message was not passed to the expert. Nothing was counted; please send your question as text.
+refund-done-plan-revoke_now = ↩️ {$amount} ⭐ for “{$title}” have been refunded to you. The plan has ended now, including questions not answered yet.
+refund-done-plan-keep_used = ↩️ {$amount} ⭐ for “{$title}” have been refunded to you. The plan has ended: what was used stays used, the unused questions are void, and questions already accepted will still be answered.
+refund-done-plan-upgrade = ↩️ {$amount} ⭐ for the upgrade have been refunded to you. What the upgrade added and you have not used is void; your plan is back to the previous one.
