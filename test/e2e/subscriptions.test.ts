@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { checkInvariants } from '../../src/ledger/ledger.invariants'
+import { reconcileDesk } from '../../src/payments/reconciliation'
 import { planTermsHash } from '../../src/subscriptions/plans'
 import { createPlanOrder } from '../../src/subscriptions/purchase'
 import {
@@ -157,5 +158,19 @@ describe('subscriptions: purchase and renewal', () => {
     await inboxDrained(w.deps.db)
     expect(w.tg.texts(client.id).filter((t) => t && /renewed: period 2/.test(t))).toHaveLength(1)
     expect((await checkInvariants(w.deps.db)).ok).toBe(true)
+  })
+
+  it('reconciliation with getStarTransactions covers subscription charges: the first, renewals, a renewal never delivered', async () => {
+    const client = await newClient(w, { language_code: 'en' })
+    const { sub, payload, amount, charge } = await subscribe(w, client)
+    await renewThroughTelegram(w, client, { payload, amount, charge: `rec-renew-${sub.id}` })
+    const tx = (id: string) =>
+      w.tg.starTransaction(client, { id, amount, invoice_payload: payload, subscription_period: 2592000 })
+    w.tg.setStarTransactions(TEST_BOT_ID, [tx(charge), tx(`rec-renew-${sub.id}`), tx(`rec-lost-${sub.id}`)])
+    const report = await reconcileDesk(w.deps, w.t.desk, new Date(Date.now() + 11 * 60_000))
+    const ours = report.mismatches.filter((m) => m.charge.includes(String(sub.id)) || m.charge === charge)
+    expect(ours).toEqual([
+      { kind: 'missing-in-db', charge: `rec-lost-${sub.id}`, telegramAmount: amount, user: client.id },
+    ])
   })
 })

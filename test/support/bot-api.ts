@@ -1551,7 +1551,13 @@ export class BotApiStandIn {
   /** An incoming Stars transaction as getStarTransactions lists it (id = telegram_payment_charge_id). */
   starTransaction(
     user: User,
-    init: { amount: number; id?: string; invoice_payload?: string; date?: number },
+    init: {
+      amount: number
+      id?: string
+      invoice_payload?: string
+      date?: number
+      subscription_period?: number
+    },
   ): StarTransaction {
     return {
       id: init.id ?? this.newChargeId(),
@@ -1562,6 +1568,7 @@ export class BotApiStandIn {
         transaction_type: 'invoice_payment',
         user,
         ...(init.invoice_payload !== undefined ? { invoice_payload: init.invoice_payload } : {}),
+        ...(init.subscription_period !== undefined ? { subscription_period: init.subscription_period } : {}),
       },
     }
   }
