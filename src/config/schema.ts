@@ -169,6 +169,19 @@ const desk = z
       if (!(e instanceof ScheduleConfigError)) throw e
       ctx.addIssue({ code: 'custom', path: ['schedule'], message: e.message })
     }
+    const planCodes = new Set<string>()
+    d.plans.forEach((p, i) => {
+      check(p.title, ['plans', i, 'title'])
+      check(p.description, ['plans', i, 'description'])
+      check(p.terms.text, ['plans', i, 'terms', 'text'])
+      if (planCodes.has(p.code))
+        ctx.addIssue({
+          code: 'custom',
+          path: ['plans', i, 'code'],
+          message: `duplicate plan code "${p.code}"`,
+        })
+      planCodes.add(p.code)
+    })
     const codes = new Set<string>()
     d.tariffs.forEach((t, i) => {
       if (codes.has(t.code))

@@ -61,3 +61,4 @@ sub-refused-not-in-plan = Attachments are not included in your plan, so this mes
 refund-done-plan-revoke_now = ↩️ {$amount} ⭐ for “{$title}” have been refunded to you. The plan has ended now, including questions not answered yet.
 refund-done-plan-keep_used = ↩️ {$amount} ⭐ for “{$title}” have been refunded to you. The plan has ended: what was used stays used, the unused questions are void, and questions already accepted will still be answered.
 refund-done-plan-upgrade = ↩️ {$amount} ⭐ for the upgrade have been refunded to you. What the upgrade added and you have not used is void; your plan is back to the previous one.
+cmd-plan = My support plan
