@@ -4,6 +4,8 @@ import type { Trx } from '../db/database'
 import type { Deps } from '../deps'
 import type { Outbox } from '../jobs/jobs'
 import type { Order } from '../orders/orders.repository'
+import { setDeskFlags } from '../routing/desk-consultation.repository'
+import { wakeLane } from '../routing/routing.jobs'
 import { findPlan } from './plans'
 
 /** What the payment transaction of a plan passes to its steps (payment.ts, upgrade.ts). */
@@ -51,4 +53,10 @@ export function planOf(desk: DeskRuntime, code: string, order: Order): PlanConfi
 /** The renewal grace: a period's end plus this is the lapse instant. */
 export function graceMs(desk: DeskRuntime): number {
   return desk.subscriptionGraceHours * 3600_000
+}
+
+/** The pinned card shows the plan's current period: redrawn by the topic lane. */
+export async function refreshPlanCard(trx: Trx, outbox: Outbox, consultationId: number): Promise<void> {
+  await setDeskFlags(trx, consultationId, { card_dirty: true })
+  await wakeLane(outbox, consultationId, 'in')
 }

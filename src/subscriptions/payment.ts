@@ -20,7 +20,7 @@ import {
 import { tellStaff } from '../payments/successful-payment'
 import { notify } from '../telegram/notify'
 import { formatDate } from '../time/format'
-import { graceMs, type PayCtx, type PlanPaymentOutcome, planOf } from './pay-context'
+import { graceMs, type PayCtx, type PlanPaymentOutcome, planOf, refreshPlanCard } from './pay-context'
 import { parsePlanPayload, SUBSCRIPTION_PERIOD_SECONDS } from './plans'
 import { SUBSCRIPTION_KIND, UPGRADE_KIND } from './purchase'
 import { subscriptionLapseQueue } from './subscriptions.jobs'
@@ -222,6 +222,7 @@ async function renew(c: PayCtx, sub: Subscription): Promise<PlanPaymentOutcome> 
   }
   await scheduleWindowJobs(outbox, desk, updated)
   await scheduleLapse(outbox, sub.id, end, desk)
+  await refreshPlanCard(trx, outbox, cons.id)
   const zone = await clientZone(trx, desk, order.user_id)
   await notify(outbox, {
     botId: desk.botId,

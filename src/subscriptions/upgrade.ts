@@ -2,7 +2,7 @@ import { LedgerTx } from '../ledger/ledger.service'
 import { canTransition, lockOrder, moveOrder } from '../orders/order-state'
 import { lockConsultation, updateOrder } from '../orders/orders.repository'
 import { notify } from '../telegram/notify'
-import { type PayCtx, type PlanPaymentOutcome, planOf } from './pay-context'
+import { type PayCtx, type PlanPaymentOutcome, planOf, refreshPlanCard } from './pay-context'
 import { upgradeDelta } from './plans'
 import { activeSubscriptionOf, lockSubscriptionByOrder, periodAt } from './subscriptions.repository'
 
@@ -87,6 +87,7 @@ export async function applyUpgrade(c: PayCtx): Promise<PlanPaymentOutcome> {
     .set((eb) => ({ granted: eb('granted', '+', delta), plan_code: to.code }))
     .where('id', '=', period.id)
     .execute()
+  await refreshPlanCard(trx, outbox, cons.id)
   await notify(outbox, {
     botId: desk.botId,
     chatId: order.user_id,

@@ -191,6 +191,13 @@ describe('subscriptions: seed 000', () => {
     await w.tg.waitForSent(client.id, /Вопрос №1 принят/, { since })
     const ps = await periods(w, sub.id)
     expect(ps[1]).toMatchObject({ reserved: 1, granted: 5 })
+    // The pinned card shows the period holding now (2) and its numbers.
+    const route = await topicReady(w, sub.consultation_id)
+    await eventually(async () => {
+      const card = w.tg.message(STAFF_CHAT_ID, route.card_message_id!)?.text ?? ''
+      // Redrawn by the renewal (5 of 5), or later by the question's lane (4 of 5).
+      return /🔁 План: период 2, .*продлится в конце/.test(card) && /осталось [45] из 5/.test(card)
+    }, 'the card to show period 2')
     expect(ps[0]).toMatchObject({ reserved: 0, used: 0 })
   })
 })
