@@ -110,7 +110,7 @@ export async function setCommands(bot: Bot<BotContext>, deps: Deps, desk: DeskRu
     [
       ...(['start', 'tariffs', 'status', 'transcript', 'help', 'terms', 'privacy', 'paysupport'] as const),
       // Support plans (src/subscriptions): only when the desk sells one.
-      ...(desk.plans.length > 0 ? (['plan'] as const) : []),
+      ...((desk.plans?.length ?? 0) > 0 ? (['plan'] as const) : []),
     ].map((c) => ({
       command: c,
       description: deps.i18n.t(lang, `cmd-${c}`),

@@ -86,7 +86,7 @@ export async function admitClientMessage(
   if (!type || !m.from) return { status: 'ignored' }
   const args = admitArgs(desk, m, type)
   // A plan without attachments (src/subscriptions): checked only when the config has such a plan.
-  if (type !== 'text' && desk.plans.some((p) => !p.features.attachments)) {
+  if (type !== 'text' && desk.plans?.some((p) => !p.features.attachments)) {
     const plan = await planWithoutAttachments(deps, desk, m.from.id)
     if (plan)
       return deps.jobs.transaction(deps.db, (trx, outbox) =>
