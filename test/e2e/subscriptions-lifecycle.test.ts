@@ -333,4 +333,31 @@ describe('subscriptions: lifecycle', () => {
     await w.tg.waitForSent(client.id, /Оплата плана возвращена/, { since: since2 })
     expect((await checkInvariants(w.deps.db)).ok).toBe(true)
   })
+
+  it("/plan shows the period's dates in the client's own zone", async () => {
+    const client = await newClient(w, { language_code: 'en' })
+    const { sub } = await subscribe(w, client)
+    await w.deps.db
+      .updateTable('client')
+      .set({ time_zone: 'Pacific/Kiritimati' })
+      .where('bot_id', '=', TEST_BOT_ID)
+      .where('user_id', '=', client.id)
+      .execute()
+    // The period starts at 12:00 UTC: 15:00 in Moscow (the desk), 02:00 of the next day on Kiritimati (UTC+14).
+    const [p0] = await periods(w, sub.id)
+    const noon = new Date(
+      Date.UTC(new Date().getUTCFullYear(), new Date().getUTCMonth(), new Date().getUTCDate(), 12),
+    )
+    if (noon.getTime() > Date.now()) noon.setUTCDate(noon.getUTCDate() - 1)
+    await shiftSubscription(w, sub.id, p0!.period_start.getTime() - noon.getTime())
+    const [p1] = await periods(w, sub.id)
+    expect(p1!.period_start.getTime()).toBe(noon.getTime())
+    const since = w.tg.mark()
+    await w.tg.push(TEST_BOT_ID, w.tg.command(client, 'plan'))
+    const view = await w.tg.waitForSent(client.id, /Your plan: Plan basic/, { since })
+    const start = formatDate(p1!.period_start, 'Pacific/Kiritimati', 'en')
+    const end = formatDate(p1!.period_end, 'Pacific/Kiritimati', 'en')
+    expect(start).not.toBe(formatDate(p1!.period_start, 'Europe/Moscow', 'en'))
+    expect(view.text).toContain(`Period 1: ${start} – ${end}`)
+  })
 })
