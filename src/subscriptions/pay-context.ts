@@ -13,6 +13,8 @@ import { findPlan } from './plans'
 export type PlanPaymentOutcome =
   | { status: 'duplicate' }
   | { status: 'unmatched' }
+  /** A charge for a refunded subscription: recorded, nothing granted, the staff told to refund it. */
+  | { status: 'overpayment' }
   | { status: 'started'; subscriptionId: number; periodNumber: number }
   | { status: 'renewed'; subscriptionId: number; periodNumber: number; carried: number }
   | { status: 'upgraded'; subscriptionId: number; dGranted: number }

@@ -106,6 +106,23 @@ export async function recordPlanPayment(
     }
     if (kind === UPGRADE_KIND) return applyUpgrade(ctx)
     const sub = await lockSubscriptionByOrder(trx, order.id)
+    if (sub?.state === 'refunded') {
+      // Refunded (its renewal was cancelled with Telegram): a charge arriving anyway grants nothing; an admin
+      // refunds it.
+      await tellStaff(deps, outbox, desk, p, 'admin-overpayment', {
+        order: String(order.id),
+        title: order.title,
+      })
+      await notify(outbox, {
+        botId: desk.botId,
+        chatId: input.userId,
+        lang: order.lang,
+        key: 'pay-overpaid',
+        params: { title: order.title, amount: p.total_amount, order: String(order.id) },
+        dedupeKey: `payment:${p.id}:client`,
+      })
+      return { status: 'overpayment' }
+    }
     return sub ? renew(ctx, sub) : start(ctx)
   })
 }

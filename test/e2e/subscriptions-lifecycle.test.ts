@@ -308,6 +308,14 @@ describe('subscriptions: lifecycle', () => {
     // Redelivered: nothing more.
     await refundThroughTelegram(client, s)
     expect((await periods(w, s.sub.id))[0]).toMatchObject({ granted: 1, used: 1, reserved: 0 })
+    // A renewal charge arriving after the refund grants nothing; the staff are told to refund it.
+    await renewThroughTelegram(w, client, {
+      payload: s.payload,
+      amount: s.amount,
+      charge: `after-refund-${s.sub.id}`,
+    })
+    expect(await periods(w, s.sub.id)).toHaveLength(1)
+    await w.tg.waitForSent(STAFF_CHAT_ID, new RegExp(`after-refund-${s.sub.id}`))
     expect((await checkInvariants(w.deps.db)).ok).toBe(true)
   })
 
