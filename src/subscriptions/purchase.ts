@@ -110,6 +110,7 @@ export async function decidePlanPreCheckout(
   if (q.currency !== XTR) return { ok: false, code: 'wrong-currency' }
   if (q.totalAmount !== order.price_stars)
     return { ok: false, code: 'wrong-amount', params: { amount: order.price_stars } }
+  if (order.state === 'cancelled') return { ok: false, code: 'order-expired' }
   if (order.state !== 'created') return { ok: false, code: 'order-paid' }
   const plan = findPlan(desk, order.tariff_code)
   if (!plan || plan.terms.version !== order.terms_version)
