@@ -29,6 +29,7 @@ const FLOORS = [
     'drafting',
     'disputes',
     'payments',
+    'subscriptions',
     'reports',
     'dashboard',
     'privacy',

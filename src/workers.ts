@@ -43,6 +43,8 @@ import { exportQueue, forgetTopicQueue } from './privacy/privacy.jobs'
 import { runLane } from './routing/delivery'
 import { DESK_SWEEP_CRON, deskInQueue, deskOutQueue, deskSweepQueue } from './routing/routing.jobs'
 import { openTopic, sweepLanes } from './routing/routing.workers'
+import { runEditSubscription, runLapse } from './subscriptions/lifecycle'
+import { editSubscriptionQueue, subscriptionLapseQueue } from './subscriptions/subscriptions.jobs'
 import { handleNotify, notifyGroupQueue, notifyQueue } from './telegram/notify'
 
 /**
@@ -86,6 +88,9 @@ export const QUEUES: readonly QueueDef<any>[] = [
   forgetTopicQueue,
   // operations: retention of the tables that only grow
   retentionQueue,
+  // subscriptions (issue 12)
+  editSubscriptionQueue,
+  subscriptionLapseQueue,
 ]
 
 /** Starts the workers of every queue and the schedules of the sweepers (the `worker` role, or `all`). */
@@ -142,4 +147,7 @@ export async function startWorkers(deps: Deps): Promise<void> {
   await jobs.work(exportQueue, (d) => runExport(deps, d))
   await jobs.work(forgetTopicQueue, (d) => runForgetTopic(deps, d))
   await startRetention(jobs, deps.db, deps.log)
+  // Subscriptions: Telegram told of a cancelled/resumed renewal; the lapse at period end + grace.
+  await jobs.work(editSubscriptionQueue, (d) => runEditSubscription(deps, d))
+  await jobs.work(subscriptionLapseQueue, (d) => runLapse(deps, d))
 }

@@ -19,6 +19,7 @@ import { reportFeature } from './features/report'
 import { staffFeature } from './features/staff'
 import { startFeature } from './features/start'
 import { statusFeature } from './features/status'
+import { subscriptionsFeature } from './features/subscriptions'
 import { tariffsFeature } from './features/tariffs'
 import { termsFeature } from './features/terms'
 import { transcriptFeature } from './features/transcript'
@@ -39,6 +40,7 @@ function features(): Composer<BotContext>[] {
     tariffsFeature,
     statusFeature,
     transcriptFeature,
+    subscriptionsFeature,
     termsFeature,
     privacyFeature,
     adminPaymentsFeature,
@@ -112,12 +114,14 @@ export function createBot(deps: Deps, desk: DeskRuntime, botInfo?: UserFromGetMe
 /** Commands shown in the client's menu, per language; staff commands are not advertised to clients. */
 export async function setCommands(bot: Bot<BotContext>, deps: Deps, desk: DeskRuntime): Promise<void> {
   const list = (lang: string) =>
-    (['start', 'tariffs', 'status', 'transcript', 'help', 'terms', 'privacy', 'paysupport'] as const).map(
-      (c) => ({
-        command: c,
-        description: deps.i18n.t(lang, `cmd-${c}`),
-      }),
-    )
+    [
+      ...(['start', 'tariffs', 'status', 'transcript', 'help', 'terms', 'privacy', 'paysupport'] as const),
+      // Support plans (src/subscriptions): only when the desk sells one.
+      ...((desk.plans?.length ?? 0) > 0 ? (['plan'] as const) : []),
+    ].map((c) => ({
+      command: c,
+      description: deps.i18n.t(lang, `cmd-${c}`),
+    }))
   await bot.api.setMyCommands(list(desk.defaultLanguage), { scope: { type: 'all_private_chats' } })
   for (const lang of ['ru', 'en'])
     await bot.api.setMyCommands(list(lang), {

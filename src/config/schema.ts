@@ -77,6 +77,42 @@ const tariff = z.strictObject({
 })
 export type TariffConfig = z.infer<typeof tariff>
 
+/**
+ * A support plan sold as a Stars subscription (issue 12, src/subscriptions): a price per 30 days and allowances per
+ * period. Terms are versioned per plan and shown before payment; a new termsVersion is a new contract for new buyers.
+ */
+const plan = z.object({
+  kind: z.literal('subscription').default('subscription'),
+  code: z.string().regex(/^[a-z0-9][a-z0-9_-]{0,31}$/, 'expected a short code of a-z, 0-9, "_" or "-"'),
+  title: localized,
+  description: localized,
+  /** Whole Stars per 30 days (Telegram: at most 10000 for a subscription). */
+  priceStars: z.number().int().positive().max(10_000),
+  /** Questions (appeals) per period. */
+  questions: z.number().int().positive(),
+  /** AI-draft units per period for the experts who serve the plan (0 = none). */
+  drafts: z.number().int().nonnegative().default(0),
+  slaBusinessHours: z.number().positive(),
+  /** What the plan includes. */
+  features: z
+    .object({
+      attachments: z.boolean().default(true),
+      prioritySla: z.boolean().default(false),
+      transcriptExport: z.boolean().default(true),
+    })
+    .prefault({}),
+  /** Unused questions at renewal: dropped, or carried into the next period up to N. */
+  carryOver: z
+    .union([z.literal('none'), z.object({ capped: z.number().int().nonnegative() })])
+    .default('none'),
+  /** A refunded period payment: revoke now (void the rest, open holds released) or keep what was used (void the unused). */
+  refundPolicy: z.enum(['revoke_now', 'keep_used']).default('keep_used'),
+  /** An upgrade mid-period: the period's grant becomes the new allowance, grows by the difference, or by it prorated by days left. */
+  upgradeGrant: z.enum(['full', 'difference', 'prorate']).default('difference'),
+  terms: z.object({ version: z.string().min(1), text: localized }),
+})
+export type PlanConfig = z.infer<typeof plan>
+
 const desk = z
   .strictObject({
     /** Short name used in the webhook path and logs. */
@@ -98,6 +134,10 @@ const desk = z
     }),
     schedule,
     tariffs: z.array(tariff).min(1),
+    /** Support plans paid by a Stars subscription (src/subscriptions); none by default. */
+    plans: z.array(plan).default([]),
+    /** Hours after a period's end a renewal may still arrive before the plan lapses. */
+    subscriptionGraceHours: z.number().nonnegative().default(24),
     terms: z.strictObject({ version: z.string().min(1), text: localized }),
     privacy: localized,
     /** Messages from staff in a topic that start with this prefix stay in the topic. */
@@ -171,6 +211,19 @@ const desk = z
       if (!(e instanceof ScheduleConfigError)) throw e
       ctx.addIssue({ code: 'custom', path: ['schedule'], message: e.message })
     }
+    const planCodes = new Set<string>()
+    d.plans.forEach((p, i) => {
+      check(p.title, ['plans', i, 'title'])
+      check(p.description, ['plans', i, 'description'])
+      check(p.terms.text, ['plans', i, 'terms', 'text'])
+      if (planCodes.has(p.code))
+        ctx.addIssue({
+          code: 'custom',
+          path: ['plans', i, 'code'],
+          message: `duplicate plan code "${p.code}"`,
+        })
+      planCodes.add(p.code)
+    })
     const codes = new Set<string>()
     d.tariffs.forEach((t, i) => {
       if (codes.has(t.code))

@@ -1,4 +1,5 @@
 import type { Message } from 'grammy/types'
+import { sql } from 'kysely'
 import { clientZone } from '../clients/clients.service'
 import type { DeskRuntime } from '../config/load'
 import type { Trx } from '../db/database'
@@ -17,6 +18,7 @@ import { notify } from '../telegram/notify'
 import { formatHours, formatInstant } from '../time/format'
 import { scheduleAppealSla } from './consultations.jobs'
 import { type AdmitRow, callAdmit, insertAppeal } from './desk.repository'
+import { planRefusalText } from './plan-refusals'
 import { type AdmissionRefusal, refusalText } from './refusals'
 import { retryConflicts } from './retry'
 import { appealDueAt } from './sla'
@@ -84,6 +86,17 @@ export async function admitClientMessage(
   const type = contentTypeOf(m)
   if (!type || !m.from) return { status: 'ignored' }
   const args = admitArgs(desk, m, type)
+  // A plan without attachments (src/subscriptions): checked only when the config has such a plan.
+  if (type !== 'text' && desk.plans?.some((p) => !p.features.attachments)) {
+    const plan = await planWithoutAttachments(deps, desk, m.from.id)
+    if (plan)
+      return deps.jobs.transaction(deps.db, (trx, outbox) =>
+        refuse(trx, outbox, desk, m, type, input.lang, planRow(plan.consultationId), {
+          reason: 'not_in_plan',
+          numbers: { feature: 'attachments', plan: plan.code },
+        }),
+      )
+  }
   // The common case in one statement (a burst of messages joining an open appeal whose lane job is queued);
   // anything else comes back untouched and takes the full transaction.
   const fast = await retryConflicts(() => callAdmit(deps.db, true, args))
@@ -110,6 +123,39 @@ export async function admitClientMessage(
 }
 
 type AdmitArgs = Parameters<typeof callAdmit>[2]
+
+/**
+ * The plan of the consultation desk_admit would pick (active, its window holding now, newest), when that
+ * consultation carries a subscription whose plan excludes attachments.
+ */
+async function planWithoutAttachments(
+  deps: Deps,
+  desk: DeskRuntime,
+  userId: number,
+): Promise<{ consultationId: number; code: string } | undefined> {
+  const c = await deps.db
+    .selectFrom('consultation as c')
+    .leftJoin('subscription as s', 's.consultation_id', 'c.id')
+    .select(['c.id', 's.plan_code'])
+    .where('c.bot_id', '=', desk.botId)
+    .where('c.user_id', '=', userId)
+    .where('c.state', '=', 'active')
+    .orderBy(sql`(c.starts_at <= now() and now() < c.access_until)`, 'desc')
+    .orderBy('c.created_at', 'desc')
+    .limit(1)
+    .executeTakeFirst()
+  if (!c?.plan_code) return undefined
+  const plan = desk.plans.find((p) => p.code === c.plan_code)
+  return plan && !plan.features.attachments ? { consultationId: c.id, code: plan.code } : undefined
+}
+
+function planRow(consultationId: number): AdmitRow {
+  return {
+    o_consultation_id: consultationId,
+    o_start_mode: null,
+    o_needs_start_date: null,
+  } as unknown as AdmitRow
+}
 
 function admitArgs(desk: DeskRuntime, m: Message, type: ContentType): AdmitArgs {
   return {
@@ -285,6 +331,7 @@ function ledgerRefusal(deps: Deps, consultationId: number, r: LedgerRefusal): Ad
         held: a.reserved,
         left: Math.max(0, a.granted - a.reserved - a.used),
         ledgerReason: r.reason,
+        periodEnd: a.periodEnd.toISOString(),
       },
     }
   // No account or an inactive one while the window is open: the grants are out of step with the window. Fail
@@ -328,12 +375,16 @@ async function refuse(
   })
   if (!row) return { status: 'duplicate' }
   const zone = await clientZone(trx, desk, m.from!.id)
-  const text = refusalText(
-    a.o_start_mode ? { start_mode: a.o_start_mode, needs_start_date: a.o_needs_start_date ?? false } : null,
-    refusal,
-    zone,
-    lang,
-  )
+  const text =
+    (a.o_consultation_id !== null
+      ? await planRefusalText(trx, a.o_consultation_id, refusal, zone, lang)
+      : undefined) ??
+    refusalText(
+      a.o_start_mode ? { start_mode: a.o_start_mode, needs_start_date: a.o_needs_start_date ?? false } : null,
+      refusal,
+      zone,
+      lang,
+    )
   await notify(outbox, {
     botId: desk.botId,
     chatId: m.chat.id,

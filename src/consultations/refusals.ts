@@ -14,6 +14,8 @@ export type RefusalReason =
   | 'no_appeals'
   | 'refunded'
   | 'banned'
+  /** A feature the client's plan does not include (src/consultations/plan-refusals.ts). */
+  | 'not_in_plan'
   | 'unavailable'
 
 export interface AdmissionRefusal {

@@ -10,6 +10,7 @@ import type { LedgerTables } from '../ledger/ledger.tables'
 import type { LifecycleTables } from '../lifecycle/lifecycle.tables'
 import type { OrderTables } from '../orders/orders.tables'
 import type { RoutingTables } from '../routing/routing.tables'
+import type { SubscriptionTables } from '../subscriptions/subscriptions.tables'
 import type { OutboundTables } from '../telegram/outbound.tables'
 
 /**
@@ -29,7 +30,8 @@ export interface Database
     LifecycleTables,
     IntakeTables,
     InstanceTables,
-    ExpertTables {}
+    ExpertTables,
+    SubscriptionTables {}
 
 export interface CoreTables {
   /** Telegram update ids already handled, written in the same transaction as the update's effects. */

@@ -10,7 +10,7 @@ export type OrderState =
   | 'cancelled'
   | 'refunded'
 /** What an order buys (migration 2026-12-01T0050); features that sell something else add their kind here. */
-export type OrderKind = 'consultation'
+export type OrderKind = 'consultation' | 'subscription' | 'subscription_upgrade'
 export type ConsultationState = 'waiting' | 'active' | 'closed' | 'revoked'
 export type StartMode = TariffConfig['startMode']
 export type BreachPolicy = TariffConfig['breachPolicy']

@@ -23,6 +23,7 @@ import {
   refundQueue,
 } from '../orders/orders.repository'
 import type { RefundPolicy, RefundSource } from '../orders/orders.tables'
+import { applyPlanRefund } from '../orders/plan-refund'
 import { notify } from '../telegram/notify'
 
 /**
@@ -136,7 +137,10 @@ export async function applyRefund(
   await markRefunded(trx, p.id, input.actorId, input.source)
   let consultationId: number | undefined
   let released = 0
-  if (order && p.kind === 'payment' && canTransition(order.state, 'refunded')) {
+  // A support plan's payment (src/orders/plan-refund.ts): the plan's own refund policy.
+  const plan = order && p.kind === 'payment' ? await applyPlanRefund(trx, outbox, desk, order, p) : null
+  if (plan) released += plan.released
+  else if (order && p.kind === 'payment' && canTransition(order.state, 'refunded')) {
     await moveOrder(trx, order, 'refunded')
     const c = await trx
       .selectFrom('consultation')
@@ -192,7 +196,8 @@ export async function applyRefund(
       kind: p.kind,
       orderId: p.order_id,
       consultationId: consultationId ?? null,
-      policy: consultationId ? REFUND_POLICY : null,
+      policy: plan ? plan.policy : consultationId ? REFUND_POLICY : null,
+      voided: plan?.voided ?? 0,
       releasedHolds: released,
       disputes: disputes.map((d) => d.id),
     },
@@ -202,7 +207,11 @@ export async function applyRefund(
     botId: desk.botId,
     chatId: p.user_id,
     lang,
-    key: consultationId ? `refund-done-consultation-${REFUND_POLICY}` : 'refund-done',
+    key: plan
+      ? `refund-done-plan-${plan.policy}`
+      : consultationId
+        ? `refund-done-consultation-${REFUND_POLICY}`
+        : 'refund-done',
     params: { amount: p.total_amount, title: order?.title ?? '—' },
     dedupeKey: `payment:${p.id}:refunded`,
   })

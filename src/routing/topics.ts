@@ -1,4 +1,5 @@
 import { type Api, GrammyError } from 'grammy'
+import { sql } from 'kysely'
 import { findClient } from '../clients/clients.repository'
 import type { DeskRuntime } from '../config/load'
 import type { Deps } from '../deps'
@@ -72,13 +73,31 @@ export async function currentTopicName(deps: Deps, v: DeskConsultationView): Pro
   return topicName(v, personName(client, String(v.user_id)), breached, owner)
 }
 
-/** The appeals account's numbers for the card (the window's account), or null before the window starts. */
+/**
+ * The appeals account's numbers for the card: the account whose period holds now (a subscription's current period,
+ * src/subscriptions), else the window's account; null before the window starts.
+ */
 async function appealNumbers(deps: Deps, v: DeskConsultationView) {
   if (!v.starts_at) return null
-  return new Ledger(deps.db).balance(
-    { scope: CONSULTATION_SCOPE, subject: v.id, unit: APPEALS_UNIT },
-    v.starts_at,
-  )
+  const ledger = new Ledger(deps.db)
+  const key = { scope: CONSULTATION_SCOPE, subject: v.id, unit: APPEALS_UNIT }
+  return (await ledger.balance(key)) ?? ledger.balance(key, v.starts_at)
+}
+
+/**
+ * A subscription's current period for the card (the one holding now, else the latest; src/subscriptions), or
+ * undefined for a one-off consultation.
+ */
+async function planPeriod(deps: Deps, consultationId: number) {
+  return deps.db
+    .selectFrom('subscription as s')
+    .innerJoin('subscription_period as p', 'p.subscription_id', 's.id')
+    .select(['s.plan_code', 's.state', 's.renewal_cancelled', 'p.number', 'p.period_start', 'p.period_end'])
+    .where('s.consultation_id', '=', consultationId)
+    .orderBy(sql`(p.period_start <= now() and now() < p.period_end)`, 'desc')
+    .orderBy('p.number', 'desc')
+    .limit(1)
+    .executeTakeFirst()
 }
 
 /** The client card: who the client is, what they bought, their window, appeals left, payments, history. */
@@ -137,6 +156,22 @@ export async function renderCard(deps: Deps, desk: DeskRuntime, v: DeskConsultat
   ]
   const owner = await ownerLabel(deps.db, desk, v.id)
   lines.push(t('desk-card-owner', { owner: owner ?? t('desk-card-unassigned') }))
+  const plan = await planPeriod(deps, v.id)
+  if (plan)
+    lines.push(
+      t('desk-card-plan', {
+        number: plan.number,
+        start: formatInstant(plan.period_start, zone, lang).split(' (')[0]!,
+        end: formatInstant(plan.period_end, zone, lang).split(' (')[0]!,
+        renewal: t(
+          plan.state !== 'active'
+            ? `desk-card-plan-${plan.state}`
+            : plan.renewal_cancelled
+              ? 'desk-card-plan-cancelled'
+              : 'desk-card-plan-renews',
+        ),
+      }),
+    )
   if (dc?.client_blocked_at) lines.push(t('desk-card-blocked'))
   if (client?.banned_at) lines.push(t('desk-card-banned'))
   return lines.join('\n')

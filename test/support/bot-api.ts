@@ -225,6 +225,10 @@ export interface PaymentInit {
   invoice_payload: string
   telegram_payment_charge_id?: string
   provider_payment_charge_id?: string
+  /** Stars subscriptions: unix seconds the period paid for ends; set on the first and every renewal payment. */
+  subscription_expiration_date?: number
+  is_recurring?: true
+  is_first_recurring?: true
 }
 
 // ───────────────────────────── errors ─────────────────────────────
@@ -456,6 +460,8 @@ interface BotState {
   webhook?: WebhookState
   starTransactions: StarTransaction[]
   refunded: Set<string>
+  /** editUserStarSubscription: charge id -> the renewal's state as the bot last set it. */
+  starSubscriptions: Map<string, { userId: number; canceled: boolean }>
   commands: Map<string, BotCommand[]>
   queries: Map<string, { kind: 'callback' | 'pre_checkout'; pushedAt: number; answered: boolean }>
   dropped: Update[]
@@ -1529,6 +1535,11 @@ export class BotApiStandIn {
     return [...this.botState(toBotId(bot)).dropped]
   }
 
+  /** A Stars subscription's renewal as the bot set it with editUserStarSubscription (undefined: never edited). */
+  starSubscription(bot: BotRef, chargeId: string): { userId: number; canceled: boolean } | undefined {
+    return this.botState(toBotId(bot)).starSubscriptions.get(chargeId)
+  }
+
   setStarTransactions(bot: BotRef, list: StarTransaction[]): void {
     this.botState(toBotId(bot)).starTransactions = [...list]
   }
@@ -1540,7 +1551,13 @@ export class BotApiStandIn {
   /** An incoming Stars transaction as getStarTransactions lists it (id = telegram_payment_charge_id). */
   starTransaction(
     user: User,
-    init: { amount: number; id?: string; invoice_payload?: string; date?: number },
+    init: {
+      amount: number
+      id?: string
+      invoice_payload?: string
+      date?: number
+      subscription_period?: number
+    },
   ): StarTransaction {
     return {
       id: init.id ?? this.newChargeId(),
@@ -1551,6 +1568,7 @@ export class BotApiStandIn {
         transaction_type: 'invoice_payment',
         user,
         ...(init.invoice_payload !== undefined ? { invoice_payload: init.invoice_payload } : {}),
+        ...(init.subscription_period !== undefined ? { subscription_period: init.subscription_period } : {}),
       },
     }
   }
@@ -1807,6 +1825,11 @@ export class BotApiStandIn {
         invoice_payload: init.invoice_payload,
         telegram_payment_charge_id: init.telegram_payment_charge_id ?? this.newChargeId(),
         provider_payment_charge_id: init.provider_payment_charge_id ?? '',
+        ...(init.subscription_expiration_date !== undefined
+          ? { subscription_expiration_date: init.subscription_expiration_date }
+          : {}),
+        ...(init.is_recurring !== undefined ? { is_recurring: init.is_recurring } : {}),
+        ...(init.is_first_recurring !== undefined ? { is_first_recurring: init.is_first_recurring } : {}),
       },
       ...extra,
     })
@@ -2127,6 +2150,7 @@ export class BotApiStandIn {
         wakeScheduled: false,
         starTransactions: [],
         refunded: new Set(),
+        starSubscriptions: new Map(),
         commands: new Map(),
         queries: new Map(),
         dropped: [],
@@ -2636,6 +2660,12 @@ export class BotApiStandIn {
     this.on('createInvoiceLink', (_b, p) => {
       if (p.currency === 'XTR' && (!Array.isArray(p.prices) || p.prices.length !== 1))
         fail(TgErrors.starsInvoiceInvalid)
+      // Stars subscriptions: 30 days only, XTR only, at most 10000 Stars a period.
+      if (p.subscription_period !== undefined) {
+        if (Number(p.subscription_period) !== 2592000) badRequest('SUBSCRIPTION_PERIOD_INVALID')
+        if (p.currency !== 'XTR') badRequest('SUBSCRIPTION_CURRENCY_INVALID')
+        if (Number(p.prices[0]?.amount) > 10000) badRequest('SUBSCRIPTION_PRICE_INVALID')
+      }
       return `https://t.me/$stand-in-${++this.queryCounter}`
     })
     this.on('sendMediaGroup', (b, p, c) => {
@@ -2854,6 +2884,18 @@ export class BotApiStandIn {
       const offset = Number(p.offset ?? 0)
       const limit = Math.min(100, Math.max(1, Number(p.limit ?? 100)))
       return { transactions: b.starTransactions.slice(offset, offset + limit) }
+    })
+    // Stars subscriptions: the bot cancels or resumes a user's renewal by the subscription's charge id.
+    this.on('editUserStarSubscription', (b, p) => {
+      const charge = String(p.telegram_payment_charge_id ?? '')
+      if (!charge) badRequest('telegram_payment_charge_id is empty')
+      if (typeof p.is_canceled !== 'boolean' && p.is_canceled !== 'true' && p.is_canceled !== 'false')
+        badRequest('is_canceled is required')
+      b.starSubscriptions.set(charge, {
+        userId: Number(p.user_id),
+        canceled: p.is_canceled === true || p.is_canceled === 'true',
+      })
+      return true
     })
     this.on('getMyStarBalance', (b) => ({
       amount: b.starTransactions.reduce((s, t) => s + (t.source ? t.amount : -t.amount), 0),

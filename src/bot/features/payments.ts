@@ -14,6 +14,7 @@ import { recordSuccessfulPayment } from '../../payments/successful-payment'
 import { formatInstant } from '../../time/format'
 import type { BotContext } from '../context'
 import { supportedLanguage } from '../i18n'
+import { handlePlanPayment, isPlanPayload, planPreCheckoutAnswer } from './subscriptions'
 
 /**
  * Payment updates and the buttons that follow a payment.
@@ -41,6 +42,8 @@ export async function preCheckoutAnswer(
   q: PreCheckoutQuery,
   log: () => Logger,
 ): Promise<PreCheckoutAnswer> {
+  // A plan's invoice (src/subscriptions): its own checks, no capacity hold.
+  if (isPlanPayload(q.invoice_payload)) return planPreCheckoutAnswer(deps, desk, q)
   let decision: Awaited<ReturnType<typeof decidePreCheckout>>
   try {
     decision = await decidePreCheckout(deps, desk, {
@@ -76,6 +79,8 @@ export async function answerPreCheckout(ctx: BotContext): Promise<void> {
 const priv = paymentsFeature.chatType('private')
 
 priv.on('message:successful_payment', async (ctx) => {
+  if (isPlanPayload(ctx.message.successful_payment.invoice_payload))
+    return handlePlanPayment(ctx, ctx.message.successful_payment)
   const r = await recordSuccessfulPayment(ctx.deps, ctx.desk, {
     userId: ctx.from.id,
     lang: ctx.lang,
