@@ -36,12 +36,17 @@ export function metricsRoute(deps: Pick<Deps, 'db' | 'pool'>, token: string | un
   // One query for the three queue figures; a database that does not answer leaves them out of the scrape.
   let queueRows: Promise<{ name: string; due: number; oldest: number; total: number }[]> | undefined
   const queues = () => {
+    // Every queue gets a series (0 when empty), so an alert on it has data; pg-boss's internal queues are left out.
     queueRows ??= sql<{ name: string; due: number; oldest: number; total: number }>`
-      select name,
-        count(*) filter (where start_after <= now())::int as due,
-        coalesce(extract(epoch from now() - min(created_on) filter (where start_after <= now())), 0)::float8 as oldest,
-        count(*)::int as total
-      from pgboss.job where state in ('created', 'retry') group by name`
+      select q.name,
+        count(j.id) filter (where j.start_after <= now())::int as due,
+        coalesce(extract(epoch from now() - min(j.created_on) filter (where j.start_after <= now())), 0)::float8
+          as oldest,
+        count(j.id)::int as total
+      from pgboss.queue q
+        left join pgboss.job j on j.name = q.name and j.state in ('created', 'retry')
+      where not starts_with(q.name, '__pgboss')
+      group by q.name`
       .execute(deps.db)
       .then((r) => r.rows)
       .catch(() => [])
