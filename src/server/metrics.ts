@@ -14,7 +14,7 @@ import { registry } from '../metrics'
  * Access: with METRICS_TOKEN set, only `Authorization: Bearer <token>` (401 otherwise); unset, only requests from
  * the loopback address (403 otherwise) - a Prometheus on the same host, or a sidecar.
  */
-export function metricsRoute(deps: Pick<Deps, 'db' | 'pool'>, token: string | undefined) {
+export function metricsRoute(deps: Pick<Deps, 'db' | 'pool' | 'config'>, token: string | undefined) {
   const local = new Registry()
   const gauge = <L extends string>(
     name: string,
@@ -81,11 +81,18 @@ export function metricsRoute(deps: Pick<Deps, 'db' | 'pool'>, token: string | un
       g.set((await queues()).find((r) => r.name === DEAD_LETTER_QUEUE)?.total ?? 0)
     },
   )
-  gauge('db_pool_connections', 'Connections of the app pool, by state', ['state'] as const, (g) => {
-    g.set({ state: 'total' }, deps.pool.totalCount)
-    g.set({ state: 'idle' }, deps.pool.idleCount)
-    g.set({ state: 'waiting_clients' }, deps.pool.waitingCount)
-  })
+  // The embedded server (no DATABASE_URL) or an external one.
+  const server = deps.config.secrets.databaseUrl ? 'external' : 'embedded'
+  gauge(
+    'db_pool_connections',
+    'Connections of the app pool, by state; server: embedded or external PostgreSQL',
+    ['state', 'server'] as const,
+    (g) => {
+      g.set({ state: 'total', server }, deps.pool.totalCount)
+      g.set({ state: 'idle', server }, deps.pool.idleCount)
+      g.set({ state: 'waiting_clients', server }, deps.pool.waitingCount)
+    },
+  )
   const merged = Registry.merge([registry, local])
 
   return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {

@@ -90,7 +90,7 @@ describe('/metrics with METRICS_TOKEN', () => {
     expect(after).toMatch(/^outbox_jobs_due\{queue="ops.retention"\} \d+$/m)
     expect(after).toMatch(/^outbox_oldest_due_job_age_seconds\{queue="tg.notify"\} [\d.e+-]+$/m)
     expect(after).not.toMatch(/queue="__pgboss/)
-    expect(sample(after, 'db_pool_connections', { state: 'total' })).toBeGreaterThan(0)
+    expect(sample(after, 'db_pool_connections', { state: 'total', server: 'external' })).toBeGreaterThan(0)
     expect(after).toMatch(/^process_resident_memory_bytes/m)
   })
 
