@@ -37,7 +37,7 @@ export async function jobsHealth(db: Db, opts: JobsHealthOptions = {}): Promise<
     select
       coalesce((select extract(epoch from now() - min(greatest(created_on, start_after)))
         from pgboss.job where state in ('created', 'retry') and start_after <= now()
-          and name <> ${DEAD_LETTER_QUEUE}), 0)::float8 as oldest,
+          and name <> ${DEAD_LETTER_QUEUE} and not starts_with(name, '__pgboss')), 0)::float8 as oldest,
       (select count(*) from app_instance where role <> 'bot'
         and beat_at > now() - make_interval(secs => ${DEAD_AFTER_SECONDS}))::int as workers,
       (select extract(epoch from now() - max(coalesce(took_at, started_at))) from app_instance where role <> 'bot'

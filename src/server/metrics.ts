@@ -14,7 +14,7 @@ import { registry } from '../metrics'
  * Access: with METRICS_TOKEN set, only `Authorization: Bearer <token>` (401 otherwise); unset, only requests from
  * the loopback address (403 otherwise) - a Prometheus on the same host, or a sidecar.
  */
-export function metricsRoute(deps: Pick<Deps, 'db' | 'pool'>, token: string | undefined) {
+export function metricsRoute(deps: Pick<Deps, 'db' | 'pool' | 'config'>, token: string | undefined) {
   const local = new Registry()
   const gauge = <L extends string>(
     name: string,
@@ -36,12 +36,17 @@ export function metricsRoute(deps: Pick<Deps, 'db' | 'pool'>, token: string | un
   // One query for the three queue figures; a database that does not answer leaves them out of the scrape.
   let queueRows: Promise<{ name: string; due: number; oldest: number; total: number }[]> | undefined
   const queues = () => {
+    // Every queue gets a series (0 when empty), so an alert on it has data; pg-boss's internal queues are left out.
     queueRows ??= sql<{ name: string; due: number; oldest: number; total: number }>`
-      select name,
-        count(*) filter (where start_after <= now())::int as due,
-        coalesce(extract(epoch from now() - min(created_on) filter (where start_after <= now())), 0)::float8 as oldest,
-        count(*)::int as total
-      from pgboss.job where state in ('created', 'retry') group by name`
+      select q.name,
+        count(j.id) filter (where j.start_after <= now())::int as due,
+        coalesce(extract(epoch from now() - min(j.created_on) filter (where j.start_after <= now())), 0)::float8
+          as oldest,
+        count(j.id)::int as total
+      from pgboss.queue q
+        left join pgboss.job j on j.name = q.name and j.state in ('created', 'retry')
+      where not starts_with(q.name, '__pgboss')
+      group by q.name`
       .execute(deps.db)
       .then((r) => r.rows)
       .catch(() => [])
@@ -76,11 +81,18 @@ export function metricsRoute(deps: Pick<Deps, 'db' | 'pool'>, token: string | un
       g.set((await queues()).find((r) => r.name === DEAD_LETTER_QUEUE)?.total ?? 0)
     },
   )
-  gauge('db_pool_connections', 'Connections of the app pool, by state', ['state'] as const, (g) => {
-    g.set({ state: 'total' }, deps.pool.totalCount)
-    g.set({ state: 'idle' }, deps.pool.idleCount)
-    g.set({ state: 'waiting_clients' }, deps.pool.waitingCount)
-  })
+  // The embedded server (no DATABASE_URL) or an external one.
+  const server = deps.config.secrets.databaseUrl ? 'external' : 'embedded'
+  gauge(
+    'db_pool_connections',
+    'Connections of the app pool, by state; server: embedded or external PostgreSQL',
+    ['state', 'server'] as const,
+    (g) => {
+      g.set({ state: 'total', server }, deps.pool.totalCount)
+      g.set({ state: 'idle', server }, deps.pool.idleCount)
+      g.set({ state: 'waiting_clients', server }, deps.pool.waitingCount)
+    },
+  )
   const merged = Registry.merge([registry, local])
 
   return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {

@@ -86,7 +86,11 @@ describe('/metrics with METRICS_TOKEN', () => {
     // Read from the database at scrape time.
     expect(after).toMatch(/^outbox_jobs_due\{queue="[a-z.-]+"\} \d+$/m)
     expect(after).toMatch(/^outbox_dead_letters 0$/m)
-    expect(sample(after, 'db_pool_connections', { state: 'total' })).toBeGreaterThan(0)
+    // Every queue has a series, an empty one too; pg-boss's own are not shown.
+    expect(after).toMatch(/^outbox_jobs_due\{queue="ops.retention"\} \d+$/m)
+    expect(after).toMatch(/^outbox_oldest_due_job_age_seconds\{queue="tg.notify"\} [\d.e+-]+$/m)
+    expect(after).not.toMatch(/queue="__pgboss/)
+    expect(sample(after, 'db_pool_connections', { state: 'total', server: 'external' })).toBeGreaterThan(0)
     expect(after).toMatch(/^process_resident_memory_bytes/m)
   })
 
