@@ -95,8 +95,6 @@ export async function forgetClient(
       .executeTakeFirst()
     const topics: ForgetTopicJob[] = []
     if (ids.length) {
-      await sql`update desk_route set topic_name = '#' || consultation_id
-                  where bot_id = ${botId} and consultation_id = any(${ids}::bigint[])`.execute(trx)
       await sql`update draft set instruction = null, prompt = null, text = null
                   where bot_id = ${botId} and consultation_id = any(${ids}::bigint[])`.execute(trx)
       const routes = await trx
@@ -106,12 +104,16 @@ export async function forgetClient(
         .where('consultation_id', 'in', ids)
         .where('state', '=', 'active')
         .execute()
+      await sql`update desk_route set topic_name = '#' || consultation_id
+                  where bot_id = ${botId} and consultation_id = any(${ids}::bigint[])`.execute(trx)
       for (const r of routes)
         topics.push({
           botId,
           consultationId: r.consultation_id,
           threadId: r.message_thread_id,
-          key: `forget:${botId}:${input.updateId}:${r.message_thread_id}`,
+          // One note per topic ever: a second /forget, or two confirmations at once, find it sent (the queue is
+          // stately per key, so two jobs of one topic never run at the same time).
+          key: `forget:${botId}:${r.consultation_id}:${r.message_thread_id}`,
         })
     }
     await sql`update dispute set reason = '', resolution = null
@@ -131,7 +133,7 @@ export async function forgetClient(
                 where bot_id = ${botId} and chat_key = any(${keys}::text[]) and state <> 'pending'`.execute(
       trx,
     )
-    for (const t of topics) await outbox.send(forgetTopicQueue, t)
+    for (const t of topics) await outbox.send(forgetTopicQueue, t, { singletonKey: t.key })
     const messages = Number(erased.numUpdatedRows)
     await audit(trx, {
       botId,
@@ -149,7 +151,8 @@ const description = (err: unknown) => (err as { description?: string }).descript
 
 /**
  * The job: a note in the topic (in the desk's language; reopening the topic when it was closed), the topic's card
- * (name, username) replaced by the note, the topic renamed to its anonymised name, then closed. Recorded under the job's key, so a retry after the note does not repeat it.
+ * (name, username) replaced by the note, the topic renamed to its anonymised name, then closed (unless a question is
+ * still open: the lifecycle closes it after the answer). Recorded under the job's key, so a retry after the note does not repeat it.
  * A topic that is gone has nothing left to do.
  */
 export async function runForgetTopic(deps: Deps, job: ForgetTopicJob): Promise<void> {
@@ -167,12 +170,14 @@ export async function runForgetTopic(deps: Deps, job: ForgetTopicJob): Promise<v
   })
   let messageId: number | null = null
   let outcome = 'sent'
+  let reopened = false
   try {
     try {
       messageId = (await api.sendMessage(chat, text, { message_thread_id: job.threadId })).message_id
     } catch (err) {
       if (!/TOPIC_CLOSED/i.test(description(err))) throw err
       await api.reopenForumTopic(chat, job.threadId)
+      reopened = true
       messageId = (await api.sendMessage(chat, text, { message_thread_id: job.threadId })).message_id
     }
     // The topic's card showed the client's name and username: it now says only what happened.
@@ -192,9 +197,18 @@ export async function runForgetTopic(deps: Deps, job: ForgetTopicJob): Promise<v
     await api.editForumTopic(chat, job.threadId, { name: `#${job.consultationId}` }).catch((err) => {
       if (!/TOPIC_NOT_MODIFIED/i.test(description(err))) throw err
     })
-    await api.closeForumTopic(chat, job.threadId).catch((err) => {
-      if (!/TOPIC_NOT_MODIFIED/i.test(description(err))) throw err
-    })
+    // Closed, unless a question of theirs is still open: staff answer it there, and the lifecycle closes the topic
+    // after that answer as it always does. A topic reopened for the note was closed already: closed again.
+    const open = await deps.db
+      .selectFrom('desk_appeal')
+      .select('id')
+      .where('consultation_id', '=', job.consultationId)
+      .where('state', '=', 'open')
+      .executeTakeFirst()
+    if (reopened || !open)
+      await api.closeForumTopic(chat, job.threadId).catch((err) => {
+        if (!/TOPIC_NOT_MODIFIED/i.test(description(err))) throw err
+      })
   } catch (err) {
     if (!isTopicUnusable(err)) throw err
     outcome = 'gone'

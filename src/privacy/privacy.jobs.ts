@@ -17,10 +17,17 @@ export interface ForgetTopicJob {
   botId: number
   consultationId: number
   threadId: number
-  /** Idempotency key in outbound_message: one note per topic per /forget. */
+  /** Idempotency key in outbound_message: one note per topic. */
   key: string
 }
 
 export const exportQueue = defineQueue<ExportJob>('privacy.export', {}, 1)
-/** Staff-group calls (a note, a rename, a close): the group's budget is small, one at a time. */
-export const forgetTopicQueue = defineQueue<ForgetTopicJob>('privacy.forget-topic', { retryLimit: 8 }, 1)
+/**
+ * Staff-group calls (a note, a rename, a close): the group's budget is small, one at a time. `stately` with the job's
+ * key as singletonKey: one queued and one running per topic, so a repeat runs after the first recorded its note.
+ */
+export const forgetTopicQueue = defineQueue<ForgetTopicJob>(
+  'privacy.forget-topic',
+  { policy: 'stately', retryLimit: 8 },
+  1,
+)

@@ -199,4 +199,52 @@ describe('data rights: /mydata and /forget', () => {
     expect(JSON.stringify(after.data)).not.toContain('hunter2')
     expect(JSON.stringify(after.data)).not.toContain('Zinaida')
   })
+
+  it('two confirmations at once (a double tap): erased once, one note per topic; run 4 times', async () => {
+    for (let run = 0; run < 4; run++) {
+      const { client, consultationId, route } = await consultationWithTopic(w, { language_code: 'en' })
+      const q = await clientSends(w, client, `race ${run}: a private detail`)
+      await itemIn(w, client.id, q.message_id, 'sent')
+      // The window ends with the question unanswered: the topic stays open for the answer (forget leaves it open).
+      const ended = w.tg.mark()
+      await fastForward(w.deps.db, consultationId, 25 * H)
+      await w.tg.waitForSent(client.id, /ended at/, { since: ended })
+      const since = w.tg.mark()
+      await w.tg.push(TEST_BOT_ID, w.tg.privateText(client, '/forget'))
+      const ask = await w.tg.waitForSent(client.id, /Erase your personal data/, { since })
+      await Promise.all([
+        w.tg.push(TEST_BOT_ID, w.tg.callback(client, 'pv:forget:yes', ask)),
+        w.tg.push(TEST_BOT_ID, w.tg.callback(client, 'pv:forget:yes', ask)),
+      ])
+      await w.tg.waitForCount('answerCallbackQuery', 2, undefined, { since })
+      await w.tg.waitForSent(STAFF_CHAT_ID, /воспользовался \/forget/, {
+        threadId: route.message_thread_id,
+        since,
+      })
+      await w.tg.waitFor(
+        'editForumTopic',
+        (p) => p.message_thread_id === route.message_thread_id && p.name === `#${consultationId}`,
+        { since },
+      )
+      // A later /status lets every job of the presses finish (its answer comes after them in the chat's order).
+      await w.tg.push(TEST_BOT_ID, w.tg.privateText(client, '/status'))
+      await w.tg.waitForSent(client.id, /Your orders/, { since })
+      const notes = w.tg.callsTo('sendMessage', (p) => /воспользовался \/forget/.test(String(p.text)), {
+        ok: true,
+        since,
+      })
+      expect(notes.filter((n) => n.payload.message_thread_id === route.message_thread_id)).toHaveLength(1)
+      const row = await w.deps.db
+        .selectFrom('client')
+        .select(['first_name', 'forgotten_at'])
+        .where('bot_id', '=', TEST_BOT_ID)
+        .where('user_id', '=', client.id)
+        .executeTakeFirstOrThrow()
+      expect(row.first_name).toBe('—')
+      const left = await sql<{ n: number }>`
+        select count(*)::int as n from desk_message where consultation_id = ${consultationId}
+          and kind <> 'note' and content is not null`.execute(w.deps.db)
+      expect(left.rows[0]!.n).toBe(0)
+    }
+  }, 120_000)
 })
