@@ -252,6 +252,30 @@ export const configSchema = z.object({
       webDir: z.string().default('dist/web'),
     })
     .prefault({}),
+  /**
+   * Telegram's limits, one budget per limit shared by every process (src/telegram/budget.ts, README "Telegram's
+   * limits"): each is `count` sends in any `seconds`. `windowScale` multiplies every window (benchmarks and tests
+   * run Telegram's windows scaled down; env TELEGRAM_WINDOW_SCALE overrides it); `marginMs` is added to each window
+   * for the time between our clock and Telegram's (a send is counted when granted, it arrives a round trip later).
+   */
+  telegramLimits: z
+    .object({
+      bot: z
+        .object({ count: z.number().int().positive(), seconds: z.number().positive() })
+        .default({ count: 30, seconds: 1 }),
+      group: z
+        .object({ count: z.number().int().positive(), seconds: z.number().positive() })
+        .default({ count: 20, seconds: 60 }),
+      chat: z
+        .object({ count: z.number().int().positive(), seconds: z.number().positive() })
+        .default({ count: 3, seconds: 3 }),
+      windowScale: z.number().positive().max(1).default(1),
+      marginMs: z.number().int().min(0).max(5000).default(250),
+      enabled: z.boolean().default(true),
+      /** Each process keeps its own budget (as the old in-process throttler did): only to show a test can fail. */
+      perProcess: z.boolean().default(false),
+    })
+    .prefault({}),
   desks: z.array(desk).min(1),
 })
 export type AppConfig = z.infer<typeof configSchema>

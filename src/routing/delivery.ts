@@ -10,6 +10,7 @@ import type { DeskRuntime } from '../config/load'
 import type { Deps } from '../deps'
 import { errorSummary } from '../jobs/jobs'
 import { consultationView, type DeskConsultationView } from '../orders/orders.repository'
+import { PRIORITY_NORMAL, withSendContext } from '../telegram/budget'
 import { notify } from '../telegram/notify'
 import { recordClientBlocked } from './blocked'
 import {
@@ -150,7 +151,10 @@ async function drain(deps: Deps, consultationId: number, dir: Direction, lease: 
   const v = await consultationView(deps.db, consultationId)
   if (!v) return DONE
   const lane = new LaneRun(deps, deps.desk(v.bot_id), deps.api(v.bot_id), v, dir, lease)
-  return lane.drain()
+  // The lane's calls wait for the group's budget as one lane: consultations take turns (src/telegram/budget.ts).
+  return withSendContext({ lane: `c:${consultationId}:${dir}`, priority: PRIORITY_NORMAL }, () =>
+    lane.drain(),
+  )
 }
 
 class LaneRun {

@@ -1,25 +1,31 @@
 import { autoRetry } from '@grammyjs/auto-retry'
-import { apiThrottler } from '@grammyjs/transformer-throttler'
-import { Api, GrammyError, HttpError } from 'grammy'
+import { Api, GrammyError, HttpError, type Transformer } from 'grammy'
 
 export interface ApiOptions {
   token: string
   apiRoot: string
+  botId: number
+  budget: { transformer(botId: number): Transformer }
 }
 
 /**
- * An Api for sending outside of an update (jobs). The throttler keeps to Telegram's limits (about 1 message/s per
- * private chat, 20/min per group — all topics of the staff group share it — and 30/s overall); auto-retry honours
- * 429 retry_after and retries network failures a few times before the job itself fails and pg-boss retries it.
+ * An Api for sending outside of an update (jobs). The shared budget (budget.ts) keeps every process of the
+ * deployment together within Telegram's limits (about 1 message/s per private chat, 20/min per group — all topics
+ * of the staff group share it — and 30/s overall); auto-retry honours 429 retry_after and retries network failures
+ * a few times before the job itself fails and pg-boss retries it. Each retry takes from the budget again.
  */
-export function createApi({ token, apiRoot }: ApiOptions): Api {
+export function createApi({ token, apiRoot, botId, budget }: ApiOptions): Api {
   const api = new Api(token, { apiRoot })
-  installTransformers(api)
+  installTransformers(api, budget, botId)
   return api
 }
 
-export function installTransformers(api: Api): void {
-  api.config.use(apiThrottler())
+export function installTransformers(
+  api: Api,
+  budget: { transformer(botId: number): Transformer },
+  botId: number,
+): void {
+  api.config.use(budget.transformer(botId))
   api.config.use(autoRetry({ maxRetryAttempts: 3, maxDelaySeconds: 60 }))
 }
 
