@@ -30,6 +30,7 @@ import {
   retryAfterSeconds,
   shortError,
 } from './errors'
+import { itemPriority } from './fairness'
 import { Lease } from './lanes'
 import {
   correspondingMessage,
@@ -152,9 +153,13 @@ async function drain(deps: Deps, consultationId: number, dir: Direction, lease: 
   if (!v) return DONE
   const lane = new LaneRun(deps, deps.desk(v.bot_id), deps.api(v.bot_id), v, dir, lease)
   // The lane's calls wait for the group's budget as one lane: consultations take turns (src/telegram/budget.ts).
-  return withSendContext({ lane: `c:${consultationId}:${dir}`, priority: PRIORITY_NORMAL }, () =>
+  return withSendContext({ lane: laneName(consultationId, dir), priority: PRIORITY_NORMAL }, () =>
     lane.drain(),
   )
+}
+
+function laneName(consultationId: number, dir: Direction): string {
+  return `c:${consultationId}:${dir}`
 }
 
 class LaneRun {
@@ -172,6 +177,11 @@ class LaneRun {
 
   private get db() {
     return this.deps.db
+  }
+
+  /** The lane's name in the group's waiting room (src/telegram/budget.ts). */
+  get lane(): string {
+    return laneName(this.v.id, this.dir)
   }
 
   async drain(): Promise<Outcome> {
@@ -203,9 +213,17 @@ class LaneRun {
           return { kind: 'defer', seconds: (ALBUM_QUIET_MS - quietMs) / 1000 }
         if (parts.length > 0) batch = parts
       }
-      const r = await this.deliver(batch)
+      const priority = await itemPriority(this.db, head)
+      const r = await withSendContext({ lane: this.lane, priority }, () => this.deliver(batch))
       if (r) return r
       n += batch.length
+      // Other consultations wait for the staff group's budget: give the worker up after each item (the job comes
+      // back at the end of the queue), so lanes take turns even when there are more lanes than workers.
+      if (
+        this.dir === 'in' &&
+        (await this.deps.budget.othersWaiting(this.v.bot_id, this.desk.staffChatId, this.lane))
+      )
+        return { kind: 'defer', seconds: 0 }
     }
 
     const edits = await this.edits()

@@ -192,6 +192,18 @@ export class TelegramBudget {
     }
   }
 
+  /** Another lane (of any process) is waiting for this chat's budget right now. */
+  async othersWaiting(botId: number, chatId: number, lane: string): Promise<boolean> {
+    if (!this.limits.enabled) return false
+    const r = await this.pool.query<{ w: boolean }>({
+      name: 'tg_budget_others_waiting',
+      text: `select exists (select 1 from tg_budget_waiter where key = $1 and waiting and lane <> $2
+               and seen_at > clock_timestamp() - make_interval(secs => $3)) as w`,
+      values: [`chat:${botId}:${chatId}${this.scope}`, lane, STALE_SECONDS],
+    })
+    return r.rows[0]!.w
+  }
+
   /** Telegram said 429: every process waits retry_after on that key. */
   async block(key: string, seconds: number): Promise<void> {
     await this.pool.query({
