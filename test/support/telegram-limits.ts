@@ -62,16 +62,21 @@ export class TelegramLimiter {
   /** Refused calls by key ('bot:<id>', 'chat:<bot>:<chat>'). */
   readonly refusedBy = new Map<string, number>()
   private readonly windows = new Map<string, Window>()
-  private readonly bot: { count: number; ms: number }
-  private readonly group: { count: number; ms: number }
-  private readonly chat: { count: number; ms: number }
+  private bot!: { count: number; ms: number }
+  private group!: { count: number; ms: number }
+  private chat!: { count: number; ms: number }
 
-  constructor(opts: LimitsOptions = {}) {
-    const scale = opts.scale ?? 1
+  constructor(private readonly opts: LimitsOptions = {}) {
+    this.rescale(opts.scale ?? 1)
+  }
+
+  /** Runs Telegram's windows at another scale from now on (a benchmark's phases); forgets the sends so far. */
+  rescale(scale: number): void {
     const w = (d: { count: number; seconds: number }) => ({ count: d.count, ms: d.seconds * 1000 * scale })
-    this.bot = w(opts.bot ?? { count: 30, seconds: 1 })
-    this.group = w(opts.group ?? { count: 20, seconds: 60 })
-    this.chat = w(opts.chat ?? { count: 3, seconds: 3 })
+    this.bot = w(this.opts.bot ?? { count: 30, seconds: 1 })
+    this.group = w(this.opts.group ?? { count: 20, seconds: 60 })
+    this.chat = w(this.opts.chat ?? { count: 3, seconds: 3 })
+    this.windows.clear()
   }
 
   /** The retry_after in seconds when the call is past a limit (and not counted); undefined: counted, go on. */
