@@ -276,6 +276,11 @@ export const configSchema = z.object({
       perProcess: z.boolean().default(false),
     })
     .prefault({}),
+  /**
+   * Anti-flood (src/routing/antiflood.ts): at most `perMinute` of a client's messages go into the topic one by one
+   * in any minute (scaled by telegramLimits.windowScale); the rest wait and go as one digest message. 0 = off.
+   */
+  antiFlood: z.object({ perMinute: z.number().int().min(0).max(1000).default(0) }).prefault({}),
   desks: z.array(desk).min(1),
 })
 export type AppConfig = z.infer<typeof configSchema>

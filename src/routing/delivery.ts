@@ -12,6 +12,7 @@ import { errorSummary } from '../jobs/jobs'
 import { consultationView, type DeskConsultationView } from '../orders/orders.repository'
 import { PRIORITY_NORMAL, withSendContext } from '../telegram/budget'
 import { notify } from '../telegram/notify'
+import { digestText, floodDecision } from './antiflood'
 import { recordClientBlocked } from './blocked'
 import {
   clearDeskFlag,
@@ -213,8 +214,16 @@ class LaneRun {
           return { kind: 'defer', seconds: (ALBUM_QUIET_MS - quietMs) / 1000 }
         if (parts.length > 0) batch = parts
       }
+      if (batch.length === 1 && this.dir === 'in') {
+        const flood = await floodDecision(this.deps, this.v, head, () =>
+          pendingItems(this.db, this.v.id, this.dir, 100),
+        )
+        if (flood.kind === 'wait') return { kind: 'defer', seconds: flood.seconds }
+        if (flood.kind === 'digest') batch = flood.items
+      }
+      const digest = batch.length > 1 && !head.media_group_id
       const priority = await itemPriority(this.db, head)
-      const r = await withSendContext({ lane: this.lane, priority }, () => this.deliver(batch))
+      const r = await withSendContext({ lane: this.lane, priority }, () => this.deliver(batch, digest))
       if (r) return r
       n += batch.length
       // Other consultations wait for the staff group's budget: give the worker up after each item (the job comes
@@ -302,10 +311,11 @@ class LaneRun {
   // Items
 
   /** Sends one item (or one album); undefined = go on with the next item. */
-  private async deliver(batch: Item[]): Promise<Outcome | undefined> {
+  private async deliver(batch: Item[], digest = false): Promise<Outcome | undefined> {
     const head = batch[0]!
     try {
-      if (this.dir === 'in') await this.withTopic((route) => this.sendIn(route, batch))
+      if (this.dir === 'in' && digest) await this.withTopic((route) => this.sendDigest(route, batch))
+      else if (this.dir === 'in') await this.withTopic((route) => this.sendIn(route, batch))
       else await this.sendOut(batch)
       return undefined
     } catch (err) {
@@ -360,6 +370,23 @@ class LaneRun {
       return
     }
     await this.copy(batch, chat, thread)
+  }
+
+  /** A client's messages past the anti-flood rate, as one message (antiflood.ts); each item maps to it. */
+  private async sendDigest(route: Route, batch: Item[]): Promise<void> {
+    const chat = this.desk.staffChatId
+    const thread = route.message_thread_id
+    const m = await this.api.sendMessage(chat, digestText(this.deps, this.desk.defaultLanguage, batch), {
+      message_thread_id: thread,
+      link_preview_options: { is_disabled: true },
+    })
+    for (const item of batch)
+      await markSent(this.db, item.id, {
+        chatId: chat,
+        threadId: thread,
+        messageId: m.message_id,
+        version: item.version,
+      })
   }
 
   private async sendOut(batch: Item[]): Promise<void> {
