@@ -80,6 +80,11 @@ export const ALBUM_QUIET_MS = 1500
 /** Telegram's album limit: ten parts means it is complete. */
 const ALBUM_MAX = 10
 const MAX_ITEMS_PER_ROUND = 50
+/**
+ * Copies per copyMessages call: Telegram takes up to 100 ids, but the group's budget is 20 a window and every copied
+ * message counts (Telegram documents no rule for copyMessages), so a call never asks for more than a window holds.
+ */
+const COPY_BATCH_MAX = 20
 const MAX_ROUND_MS = 45_000
 const MAX_ROUNDS = 3
 const MAX_BAD_REQUESTS = 3
@@ -166,6 +171,8 @@ function laneName(consultationId: number, dir: Direction): string {
 class LaneRun {
   private route: Route | undefined
   private recoveries = 0
+  /** A batch of copies was refused as uncopyable: one by one for the rest of this run, to find the one. */
+  private noBatch = false
 
   constructor(
     private readonly deps: Deps,
@@ -222,6 +229,10 @@ class LaneRun {
         if (flood.kind === 'digest') batch = flood.items
       }
       const digest = batch.length > 1 && !head.media_group_id
+      // Fewer calls: consecutive plain copies of the lane go in one copyMessages (order kept; each counts against
+      // the group's budget all the same).
+      if (batch.length === 1 && !this.noBatch && (await this.batchable(head)))
+        batch = await this.copyRun(head, MAX_ITEMS_PER_ROUND - n)
       const priority = await itemPriority(this.db, head)
       const r = await withSendContext({ lane: this.lane, priority }, () => this.deliver(batch, digest))
       if (r) return r
@@ -323,6 +334,10 @@ class LaneRun {
         await recordClientBlocked(this.deps, this.v)
         return DONE
       }
+      if (isUncopyable(err) && batch.length > 1 && !head.media_group_id && !digest) {
+        this.noBatch = true
+        return undefined
+      }
       if (isUncopyable(err)) {
         await this.failItems(batch, err)
         return undefined
@@ -370,6 +385,25 @@ class LaneRun {
       return
     }
     await this.copy(batch, chat, thread)
+  }
+
+  /** A copy that can travel in a copyMessages: no album, no reply to keep, no button to attach. */
+  private async batchable(item: Item): Promise<boolean> {
+    if (item.kind !== 'copy' || item.media_group_id || item.reply_to_message_id || item.chat_id === null)
+      return false
+    return this.draftButton(item, this.dir === 'in' ? 0 : undefined) === undefined
+  }
+
+  /** The head and the batchable copies right after it from the same chat, in order (at most COPY_BATCH_MAX). */
+  private async copyRun(head: Item, room: number): Promise<Item[]> {
+    const run: Item[] = []
+    const limit = Math.max(1, Math.min(COPY_BATCH_MAX, this.deps.config.telegramLimits.group.count, room))
+    for (const item of await pendingItems(this.db, this.v.id, this.dir, limit)) {
+      if (item.chat_id !== head.chat_id || !(await this.batchable(item))) break
+      if (run.length && item.message_id! <= run[run.length - 1]!.message_id!) break
+      run.push(item)
+    }
+    return run.length ? run : [head]
   }
 
   /** A client's messages past the anti-flood rate, as one message (antiflood.ts); each item maps to it. */
