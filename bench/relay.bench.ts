@@ -182,6 +182,7 @@ async function main() {
     console.log(`efficiency: ${efficiency.toFixed(3)}`)
     console.log(`delivered: ${got}/${total}`)
     console.log(`429s: ${tg.limiter!.refused}`)
+    if (tg.limiter!.refused) console.log(`  refused by key: ${JSON.stringify([...tg.limiter!.refusedBy])}`)
     console.log(`duplicates: ${duplicates}`)
 
     // ---- 2. staff -> clients (unscaled windows: the per-second limits)
@@ -222,6 +223,15 @@ async function main() {
       `staff -> clients: ${answers} answers in ${((a1 - a0) / 1000).toFixed(1)} s, RTT ${RTT_MS} ms`,
     )
     console.log(`answers per second: ${(answers / ((a1 - a0) / 1000)).toFixed(1)}`)
+    const admitted = await sql<{
+      s: number
+    }>`select extract(epoch from max(created_at) - min(created_at))::float8 as s
+      from desk_message where direction = 'out' and kind in ('copy', 'text') and created_at >= ${new Date(a0)}`.execute(
+      db,
+    )
+    console.log(
+      `  (the bot admitted them over ${admitted.rows[0]!.s?.toFixed(1)} s: the staff group is one chat, its updates are handled in order)`,
+    )
     console.log(`429s (answers): ${tg.limiter!.refused - refusedBefore}`)
   } finally {
     await run.close()

@@ -87,6 +87,16 @@ const desk = z
     tariffs: z.array(tariff).min(1),
     terms: z.object({ version: z.string().min(1), text: localized }),
     privacy: localized,
+    /**
+     * More staff supergroups (issue 16; src/routing/staff-groups.ts): each with its own experts and its own Telegram
+     * budget (20 a minute each). Unset: staffChatId alone, as before. Only the choice of a group is implemented so
+     * far; topics are still created in staffChatId.
+     */
+    staffGroups: z
+      .array(
+        z.object({ chatId: z.number().int(), experts: z.array(z.number().int().positive()).default([]) }),
+      )
+      .optional(),
     /** Messages from staff in a topic that start with this prefix stay in the topic. */
     internalNotePrefix: z.string().min(1).default('//'),
     /** Minutes a pre-checkout capacity hold lasts before the slot is freed. */
