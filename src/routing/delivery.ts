@@ -231,7 +231,13 @@ class LaneRun {
       const digest = batch.length > 1 && !head.media_group_id
       // Fewer calls: consecutive plain copies of the lane go in one copyMessages (order kept; each counts against
       // the group's budget all the same).
-      if (batch.length === 1 && !this.noBatch && (await this.batchable(head)))
+      // Not while other consultations wait for the group: a batch would take their turns (fairness first).
+      if (
+        batch.length === 1 &&
+        !this.noBatch &&
+        (await this.batchable(head)) &&
+        !(await this.othersWaiting())
+      )
         batch = await this.copyRun(head, MAX_ITEMS_PER_ROUND - n)
       const priority = await itemPriority(this.db, head)
       const r = await withSendContext({ lane: this.lane, priority }, () => this.deliver(batch, digest))
@@ -385,6 +391,11 @@ class LaneRun {
       return
     }
     await this.copy(batch, chat, thread)
+  }
+
+  private othersWaiting(): Promise<boolean> {
+    if (this.dir !== 'in') return Promise.resolve(false)
+    return this.deps.budget.othersWaiting(this.v.bot_id, this.desk.staffChatId, this.lane)
   }
 
   /** A copy that can travel in a copyMessages: no album, no reply to keep, no button to attach. */
