@@ -68,6 +68,11 @@ begin
         where w.key = p_fair_key and not w.waiting and w.served_at < v_now - interval '1 hour';
     end if;
   end if;
+  -- Windows of keys nobody sends to any more (a private chat long quiet) are cleared now and then: no window is
+  -- longer than a minute or so.
+  if random() < 0.001 then
+    delete from tg_budget_send s where s.at < v_now - interval '1 hour';
+  end if;
   insert into tg_budget_send (key, at, n)
     select k, v_now, least(w, l) from unnest(p_keys, p_weights, p_limits) as t (k, w, l);
   return 0;
