@@ -16,7 +16,6 @@
  *    bot's overall limit is 30).
  */
 import { execFileSync } from 'node:child_process'
-import path from 'node:path'
 import type { User } from 'grammy/types'
 import { sql } from 'kysely'
 import { createI18n } from '../src/bot/i18n'
