@@ -23,6 +23,7 @@ import { Readiness } from './readiness'
 import { createHttpServer, listen } from './server/http'
 import { metricsRoute } from './server/metrics'
 import { createApi } from './telegram/api'
+import { TelegramBudget } from './telegram/budget'
 import { QUEUES, startWorkers } from './workers'
 
 export type Role = 'all' | 'bot' | 'worker'
@@ -95,10 +96,11 @@ export async function startApp(config: LoadedConfig, opts: AppOptions): Promise<
     })
     await liveness.start()
 
+    const budget = new TelegramBudget(handle.pool, config.telegramLimits)
     const apis = new Map(
       config.desks.map((d) => [
         d.botId,
-        createApi({ token: d.token, apiRoot: config.secrets.telegramApiRoot }),
+        createApi({ token: d.token, apiRoot: config.secrets.telegramApiRoot, botId: d.botId, budget }),
       ]),
     )
     const desks = new Map(config.desks.map((d) => [d.botId, d]))
@@ -111,6 +113,7 @@ export async function startApp(config: LoadedConfig, opts: AppOptions): Promise<
       i18n: createI18n(config.desks[0]!.defaultLanguage),
       api: (botId) => must(apis.get(botId), `no desk for bot ${botId}`),
       desk: (botId) => must(desks.get(botId), `no desk for bot ${botId}`),
+      budget,
       ledger: new Ledger(handle.db, { overrunPolicy: config.ledger.overrunPolicy, log, pool: handle.pool }),
       llm: createLlmClient({ ...config.llm, apiKey: config.secrets.llmApiKey }),
     }

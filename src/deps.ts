@@ -1,5 +1,5 @@
 import type { I18n } from '@grammyjs/i18n'
-import type { Api } from 'grammy'
+import type { Api, Transformer } from 'grammy'
 import type pg from 'pg'
 import type { DeskRuntime, LoadedConfig } from './config/load'
 import type { Db } from './db/database'
@@ -30,6 +30,12 @@ export interface Deps {
   /** Per-desk Api for sends outside an update (jobs), with throttling and retry-after handling. */
   api(botId: number): Api
   desk(botId: number): DeskRuntime
+  /** Telegram's limits, shared by every process (src/telegram/budget.ts): every Api of this process sends through it. */
+  budget: {
+    transformer(botId: number): Transformer
+    /** Another lane waits for this chat's budget (a lane gives its worker up after each item then). */
+    othersWaiting(botId: number, chatId: number, lane: string): Promise<boolean>
+  }
   /** The quota ledger; `ledger.in(trx)` runs its operations inside a caller's transaction. */
   ledger: Ledger
   /** The AI drafting provider (OpenAI-compatible; key from LLM_API_KEY). Called only from the drafting job. */

@@ -91,7 +91,7 @@ export function createBot(deps: Deps, desk: DeskRuntime, botInfo?: UserFromGetMe
     deps,
     desk,
   )
-  installTransformers(bot.api)
+  installTransformers(bot.api, deps.budget, desk.botId)
 
   bot.use(async (ctx, next) => {
     ctx.deps = deps

@@ -119,6 +119,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): LoadedConfig {
       )
   }
 
+  // Telegram's windows scaled down (benchmarks, tests): the same factor the stand-in runs with.
+  if (env.TELEGRAM_WINDOW_SCALE) config.telegramLimits.windowScale = Number(env.TELEGRAM_WINDOW_SCALE)
+  if (env.TELEGRAM_BUDGET === 'off') config.telegramLimits.enabled = false
+  if (env.TELEGRAM_BUDGET === 'per-process') config.telegramLimits.perProcess = true
+
   return {
     ...config,
     file,

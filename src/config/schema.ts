@@ -140,6 +140,16 @@ const desk = z
     subscriptionGraceHours: z.number().nonnegative().default(24),
     terms: z.strictObject({ version: z.string().min(1), text: localized }),
     privacy: localized,
+    /**
+     * More staff supergroups (issue 16; src/routing/staff-groups.ts): each with its own experts and its own Telegram
+     * budget (20 a minute each). Unset: staffChatId alone, as before. Only the choice of a group is implemented so
+     * far; topics are still created in staffChatId.
+     */
+    staffGroups: z
+      .array(
+        z.object({ chatId: z.number().int(), experts: z.array(z.number().int().positive()).default([]) }),
+      )
+      .optional(),
     /** Messages from staff in a topic that start with this prefix stay in the topic. */
     internalNotePrefix: z.string().min(1).default('//'),
     /** Minutes a pre-checkout capacity hold lasts before the slot is freed. */
@@ -349,6 +359,35 @@ export const configSchema = z.strictObject({
       webDir: z.string().default('dist/web'),
     })
     .prefault({}),
+  /**
+   * Telegram's limits, one budget per limit shared by every process (src/telegram/budget.ts, README "Telegram's
+   * limits"): each is `count` sends in any `seconds`. `windowScale` multiplies every window (benchmarks and tests
+   * run Telegram's windows scaled down; env TELEGRAM_WINDOW_SCALE overrides it); `marginMs` is added to each window
+   * for the time between our clock and Telegram's (a send is counted when granted, it arrives a round trip later).
+   */
+  telegramLimits: z
+    .object({
+      bot: z
+        .object({ count: z.number().int().positive(), seconds: z.number().positive() })
+        .default({ count: 30, seconds: 1 }),
+      group: z
+        .object({ count: z.number().int().positive(), seconds: z.number().positive() })
+        .default({ count: 20, seconds: 60 }),
+      chat: z
+        .object({ count: z.number().int().positive(), seconds: z.number().positive() })
+        .default({ count: 3, seconds: 3 }),
+      windowScale: z.number().positive().max(1).default(1),
+      marginMs: z.number().int().min(0).max(5000).default(250),
+      enabled: z.boolean().default(true),
+      /** Each process keeps its own budget (as the old in-process throttler did): only to show a test can fail. */
+      perProcess: z.boolean().default(false),
+    })
+    .prefault({}),
+  /**
+   * Anti-flood (src/routing/antiflood.ts): at most `perMinute` of a client's messages go into the topic one by one
+   * in any minute (scaled by telegramLimits.windowScale); the rest wait and go as one digest message. 0 = off.
+   */
+  antiFlood: z.object({ perMinute: z.number().int().min(0).max(1000).default(0) }).prefault({}),
   desks: z.array(desk).min(1),
 })
 export type AppConfig = z.infer<typeof configSchema>

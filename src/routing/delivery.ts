@@ -10,7 +10,9 @@ import type { DeskRuntime } from '../config/load'
 import type { Deps } from '../deps'
 import { errorSummary } from '../jobs/jobs'
 import { consultationView, type DeskConsultationView } from '../orders/orders.repository'
+import { PRIORITY_NORMAL, withSendContext } from '../telegram/budget'
 import { notify } from '../telegram/notify'
+import { digestText, floodDecision } from './antiflood'
 import { recordClientBlocked } from './blocked'
 import {
   clearDeskFlag,
@@ -29,6 +31,7 @@ import {
   retryAfterSeconds,
   shortError,
 } from './errors'
+import { itemPriority } from './fairness'
 import { Lease } from './lanes'
 import {
   correspondingMessage,
@@ -77,6 +80,11 @@ export const ALBUM_QUIET_MS = 1500
 /** Telegram's album limit: ten parts means it is complete. */
 const ALBUM_MAX = 10
 const MAX_ITEMS_PER_ROUND = 50
+/**
+ * Copies per copyMessages call: Telegram takes up to 100 ids, but the group's budget is 20 a window and every copied
+ * message counts (Telegram documents no rule for copyMessages), so a call never asks for more than a window holds.
+ */
+const COPY_BATCH_MAX = 20
 const MAX_ROUND_MS = 45_000
 const MAX_ROUNDS = 3
 const MAX_BAD_REQUESTS = 3
@@ -150,12 +158,21 @@ async function drain(deps: Deps, consultationId: number, dir: Direction, lease: 
   const v = await consultationView(deps.db, consultationId)
   if (!v) return DONE
   const lane = new LaneRun(deps, deps.desk(v.bot_id), deps.api(v.bot_id), v, dir, lease)
-  return lane.drain()
+  // The lane's calls wait for the group's budget as one lane: consultations take turns (src/telegram/budget.ts).
+  return withSendContext({ lane: laneName(consultationId, dir), priority: PRIORITY_NORMAL }, () =>
+    lane.drain(),
+  )
+}
+
+function laneName(consultationId: number, dir: Direction): string {
+  return `c:${consultationId}:${dir}`
 }
 
 class LaneRun {
   private route: Route | undefined
   private recoveries = 0
+  /** A batch of copies was refused as uncopyable: one by one for the rest of this run, to find the one. */
+  private noBatch = false
 
   constructor(
     private readonly deps: Deps,
@@ -168,6 +185,11 @@ class LaneRun {
 
   private get db() {
     return this.deps.db
+  }
+
+  /** The lane's name in the group's waiting room (src/telegram/budget.ts). */
+  get lane(): string {
+    return laneName(this.v.id, this.dir)
   }
 
   async drain(): Promise<Outcome> {
@@ -199,9 +221,35 @@ class LaneRun {
           return { kind: 'defer', seconds: (ALBUM_QUIET_MS - quietMs) / 1000 }
         if (parts.length > 0) batch = parts
       }
-      const r = await this.deliver(batch)
+      if (batch.length === 1 && this.dir === 'in') {
+        const flood = await floodDecision(this.deps, this.v, head, () =>
+          pendingItems(this.db, this.v.id, this.dir, 100),
+        )
+        if (flood.kind === 'wait') return { kind: 'defer', seconds: flood.seconds }
+        if (flood.kind === 'digest') batch = flood.items
+      }
+      const digest = batch.length > 1 && !head.media_group_id
+      // Fewer calls: consecutive plain copies of the lane go in one copyMessages (order kept; each counts against
+      // the group's budget all the same).
+      // Not while other consultations wait for the group: a batch would take their turns (fairness first).
+      if (
+        batch.length === 1 &&
+        !this.noBatch &&
+        (await this.batchable(head)) &&
+        !(await this.othersWaiting())
+      )
+        batch = await this.copyRun(head, MAX_ITEMS_PER_ROUND - n)
+      const priority = await itemPriority(this.db, head)
+      const r = await withSendContext({ lane: this.lane, priority }, () => this.deliver(batch, digest))
       if (r) return r
       n += batch.length
+      // Other consultations wait for the staff group's budget: give the worker up after each item (the job comes
+      // back at the end of the queue), so lanes take turns even when there are more lanes than workers.
+      if (
+        this.dir === 'in' &&
+        (await this.deps.budget.othersWaiting(this.v.bot_id, this.desk.staffChatId, this.lane))
+      )
+        return { kind: 'defer', seconds: 0 }
     }
 
     const edits = await this.edits()
@@ -280,16 +328,21 @@ class LaneRun {
   // Items
 
   /** Sends one item (or one album); undefined = go on with the next item. */
-  private async deliver(batch: Item[]): Promise<Outcome | undefined> {
+  private async deliver(batch: Item[], digest = false): Promise<Outcome | undefined> {
     const head = batch[0]!
     try {
-      if (this.dir === 'in') await this.withTopic((route) => this.sendIn(route, batch))
+      if (this.dir === 'in' && digest) await this.withTopic((route) => this.sendDigest(route, batch))
+      else if (this.dir === 'in') await this.withTopic((route) => this.sendIn(route, batch))
       else await this.sendOut(batch)
       return undefined
     } catch (err) {
       if (this.dir === 'out' && isBlocked(err)) {
         await recordClientBlocked(this.deps, this.v)
         return DONE
+      }
+      if (isUncopyable(err) && batch.length > 1 && !head.media_group_id && !digest) {
+        this.noBatch = true
+        return undefined
       }
       if (isUncopyable(err)) {
         await this.failItems(batch, err)
@@ -338,6 +391,47 @@ class LaneRun {
       return
     }
     await this.copy(batch, chat, thread)
+  }
+
+  private othersWaiting(): Promise<boolean> {
+    if (this.dir !== 'in') return Promise.resolve(false)
+    return this.deps.budget.othersWaiting(this.v.bot_id, this.desk.staffChatId, this.lane)
+  }
+
+  /** A copy that can travel in a copyMessages: no album, no reply to keep, no button to attach. */
+  private async batchable(item: Item): Promise<boolean> {
+    if (item.kind !== 'copy' || item.media_group_id || item.reply_to_message_id || item.chat_id === null)
+      return false
+    return this.draftButton(item, this.dir === 'in' ? 0 : undefined) === undefined
+  }
+
+  /** The head and the batchable copies right after it from the same chat, in order (at most COPY_BATCH_MAX). */
+  private async copyRun(head: Item, room: number): Promise<Item[]> {
+    const run: Item[] = []
+    const limit = Math.max(1, Math.min(COPY_BATCH_MAX, this.deps.config.telegramLimits.group.count, room))
+    for (const item of await pendingItems(this.db, this.v.id, this.dir, limit)) {
+      if (item.chat_id !== head.chat_id || !(await this.batchable(item))) break
+      if (run.length && item.message_id! <= run[run.length - 1]!.message_id!) break
+      run.push(item)
+    }
+    return run.length ? run : [head]
+  }
+
+  /** A client's messages past the anti-flood rate, as one message (antiflood.ts); each item maps to it. */
+  private async sendDigest(route: Route, batch: Item[]): Promise<void> {
+    const chat = this.desk.staffChatId
+    const thread = route.message_thread_id
+    const m = await this.api.sendMessage(chat, digestText(this.deps, this.desk.defaultLanguage, batch), {
+      message_thread_id: thread,
+      link_preview_options: { is_disabled: true },
+    })
+    for (const item of batch)
+      await markSent(this.db, item.id, {
+        chatId: chat,
+        threadId: thread,
+        messageId: m.message_id,
+        version: item.version,
+      })
   }
 
   private async sendOut(batch: Item[]): Promise<void> {

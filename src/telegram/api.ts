@@ -1,21 +1,23 @@
 import { autoRetry } from '@grammyjs/auto-retry'
-import { apiThrottler } from '@grammyjs/transformer-throttler'
 import { Api, GrammyError, HttpError, type Transformer } from 'grammy'
 import { metrics } from '../metrics'
 
 export interface ApiOptions {
   token: string
   apiRoot: string
+  botId: number
+  budget: { transformer(botId: number): Transformer }
 }
 
 /**
- * An Api for sending outside of an update (jobs). The throttler keeps to Telegram's limits (about 1 message/s per
- * private chat, 20/min per group — all topics of the staff group share it — and 30/s overall); auto-retry honours
- * 429 retry_after and retries network failures a few times before the job itself fails and pg-boss retries it.
+ * An Api for sending outside of an update (jobs). The shared budget (budget.ts) keeps every process of the
+ * deployment together within Telegram's limits (about 1 message/s per private chat, 20/min per group — all topics
+ * of the staff group share it — and 30/s overall); auto-retry honours 429 retry_after and retries network failures
+ * a few times before the job itself fails and pg-boss retries it. Each retry takes from the budget again.
  */
-export function createApi({ token, apiRoot }: ApiOptions): Api {
+export function createApi({ token, apiRoot, botId, budget }: ApiOptions): Api {
   const api = new Api(token, { apiRoot })
-  installTransformers(api)
+  installTransformers(api, budget, botId)
   return api
 }
 
@@ -29,10 +31,14 @@ const count429: Transformer = async (prev, method, payload, signal) => {
   return res
 }
 
-export function installTransformers(api: Api): void {
+export function installTransformers(
+  api: Api,
+  budget: { transformer(botId: number): Transformer },
+  botId: number,
+): void {
   // Installed first, so it runs closest to the HTTP call (later transformers wrap earlier ones).
   api.config.use(count429)
-  api.config.use(apiThrottler())
+  api.config.use(budget.transformer(botId))
   api.config.use(autoRetry({ maxRetryAttempts: 3, maxDelaySeconds: 60 }))
 }
 

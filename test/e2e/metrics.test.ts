@@ -150,7 +150,12 @@ describe('/metrics with METRICS_TOKEN', () => {
       description: 'Too Many Requests: retry after 1',
       parameters: { retry_after: 1 },
     })
-    await createApi({ token: TEST_TOKEN, apiRoot: w.tg.root }).sendMessage(chat, 'after a 429')
+    await createApi({
+      token: TEST_TOKEN,
+      apiRoot: w.tg.root,
+      botId: w.deps.config.desks[0]!.botId,
+      budget: w.deps.budget,
+    }).sendMessage(chat, 'after a 429')
     const after = await scrape()
     expect(
       sample(after, 'telegram_429_total', { method: 'sendMessage' }) -

@@ -52,6 +52,7 @@ import type {
   UserFromGetMe,
 } from 'grammy/types'
 import { Agent as UndiciAgent, request as undiciRequest } from 'undici'
+import { type LimitsOptions, TelegramLimiter } from './telegram-limits'
 
 // ───────────────────────────── public types ─────────────────────────────
 
@@ -195,6 +196,8 @@ export interface StartOptions {
   /** answerPreCheckoutQuery later than this after the push fails like Telegram's (default 10 000). */
   preCheckoutTimeoutMs?: number
   defaultWaitTimeoutMs?: number
+  /** Enforce Telegram's flood limits (429 + retry_after past them): see test/support/telegram-limits.ts. */
+  limits?: LimitsOptions
 }
 
 export interface UserInit {
@@ -1218,7 +1221,9 @@ export class BotApiStandIn {
   readonly calls: RecordedCall[] = []
 
   private readonly server: Server
-  private readonly opts: Required<Omit<StartOptions, 'host' | 'port' | 'bots'>> & {
+  /** Telegram's flood limits, when started with `limits` (its `refused` counts the 429s). */
+  readonly limiter: TelegramLimiter | undefined
+  private readonly opts: Required<Omit<StartOptions, 'host' | 'port' | 'bots' | 'limits'>> & {
     bots: StartOptions['bots']
   }
   private readonly events = new EventEmitter()
@@ -1252,6 +1257,7 @@ export class BotApiStandIn {
       defaultWaitTimeoutMs: opts.defaultWaitTimeoutMs ?? 5_000,
       bots: opts.bots,
     }
+    this.limiter = opts.limits ? new TelegramLimiter(opts.limits) : undefined
     this.events.setMaxListeners(0)
     this.installHandlers()
   }
@@ -1971,7 +1977,13 @@ export class BotApiStandIn {
     } else if (lc(call.method) === 'getupdates' && res) {
       this.events.emit('call', call)
       return this.getUpdates(bot, call, res)
-    } else outcome = this.dispatch(bot, call)
+    } else {
+      const retryAfter = this.limiter?.check(call.botId, call.method, call.payload)
+      outcome =
+        retryAfter !== undefined
+          ? { ok: false, error: TgErrors.tooManyRequests(retryAfter) }
+          : this.dispatch(bot, call)
+    }
     this.settle(call, outcome)
     if (res) writeOutcome(res, outcome)
   }

@@ -8,7 +8,13 @@ import { quietLogger } from '../../src/log'
 import { QUEUES } from '../../src/workers'
 import { activateClient } from './activate'
 import { STAFF_CHAT_ID, TEST_BOT_ID, TEST_CONFIG, TEST_TOKEN } from './app'
-import { type BotApiStandIn, type PushResult, startBotApi, type UpdateDraft } from './bot-api'
+import {
+  type BotApiStandIn,
+  type PushResult,
+  type StartOptions,
+  startBotApi,
+  type UpdateDraft,
+} from './bot-api'
 import { createTestDatabase, type TestDatabase } from './db'
 import { eventually } from './fixtures'
 import { removeConfigs } from './processes'
@@ -28,8 +34,8 @@ export interface FaultWorld {
   close(): Promise<void>
 }
 
-export async function startFaultWorld(): Promise<FaultWorld> {
-  const tg = await startBotApi({ defaultWaitTimeoutMs: 60_000 })
+export async function startFaultWorld(tgOptions: StartOptions = {}): Promise<FaultWorld> {
+  const tg = await startBotApi({ defaultWaitTimeoutMs: 60_000, ...tgOptions })
   tg.forum({ id: STAFF_CHAT_ID, title: 'Staff' })
   const db = await createTestDatabase()
   const jobs = Jobs.create(db.url, QUEUES, quietLogger(), { schedule: false })
@@ -54,10 +60,10 @@ export async function startFaultWorld(): Promise<FaultWorld> {
 }
 
 /** Registers the file's world: started before its tests, closed (and the process configs removed) after them. */
-export function useFaultWorld(set: (w: FaultWorld) => void): void {
+export function useFaultWorld(set: (w: FaultWorld) => void, tgOptions: StartOptions = {}): void {
   let world: FaultWorld | undefined
   beforeAll(async () => {
-    world = await startFaultWorld()
+    world = await startFaultWorld(tgOptions)
     set(world)
   })
   afterAll(async () => {

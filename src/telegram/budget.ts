@@ -1,0 +1,231 @@
+import { AsyncLocalStorage } from 'node:async_hooks'
+import { randomUUID } from 'node:crypto'
+import type { Transformer } from 'grammy'
+import type pg from 'pg'
+import type { AppConfig } from '../config/schema'
+
+/**
+ * Telegram's limits as one budget per limit, shared by every process of a deployment through PostgreSQL (the only
+ * state the processes share). Before each call that Telegram counts, one statement (tg_budget_take) claims room in
+ * every budget the call falls under, all or none; without room the call waits (in this process, holding nothing in
+ * the database) and asks again. A 429 that still happens (another bot on the token, Telegram's own judgement) blocks
+ * the key for retry_after in every process (tg_budget_block). README "Telegram's limits" says what counts and why.
+ *
+ * Budgets (per bot: Telegram's limits are per bot token):
+ * - `bot:<bot>`: every counted call (about 30 a second overall);
+ * - `chat:<bot>:<chat>`: a group (20 a minute, all topics together) or a private chat (about 1 a second, short
+ *   bursts allowed), for calls that put something into that chat.
+ *
+ * In a group the budget is also a waiting room (priorities and round robin, see SendContext).
+ */
+
+export type TelegramLimits = AppConfig['telegramLimits']
+
+/** Who is sending, for the group's waiting room: set by the lanes around their calls (withSendContext). */
+export interface SendContext {
+  /** Turns are taken per lane: one consultation's direction ('c:<id>:in'). */
+  lane: string
+  /** 0: a client's first message of a new question, SLA reminders; 1: everything else (the default). */
+  priority: number
+}
+
+export const PRIORITY_URGENT = 0
+export const PRIORITY_NORMAL = 1
+
+const context = new AsyncLocalStorage<SendContext>()
+
+/** Runs fn with the send context its Telegram calls queue under. */
+export function withSendContext<T>(ctx: SendContext, fn: () => Promise<T>): Promise<T> {
+  return context.run(ctx, fn)
+}
+
+/** Calls that put a message (or a service message) into a chat: against the bot's and the chat's budget. */
+const CHAT_METHODS = new Set([
+  'sendMessage',
+  'sendPhoto',
+  'sendVideo',
+  'sendAnimation',
+  'sendAudio',
+  'sendDocument',
+  'sendSticker',
+  'sendVoice',
+  'sendVideoNote',
+  'sendLocation',
+  'sendVenue',
+  'sendContact',
+  'sendPoll',
+  'sendDice',
+  'sendInvoice',
+  'sendPaidMedia',
+  'sendMediaGroup',
+  'copyMessage',
+  'copyMessages',
+  'forwardMessage',
+  'forwardMessages',
+  // Edits: Telegram counts them in groups (an edit is re-delivered to every member); kept in the chat's budget.
+  'editMessageText',
+  'editMessageCaption',
+  'editMessageMedia',
+  'editMessageReplyMarkup',
+  // Topic calls and pins post a service message into the group.
+  'createForumTopic',
+  'editForumTopic',
+  'closeForumTopic',
+  'reopenForumTopic',
+  'pinChatMessage',
+])
+
+/** Calls that change nothing anyone reads as a message: only against the bot's overall budget. */
+const BOT_METHODS = new Set([
+  'setMessageReaction',
+  'deleteMessage',
+  'deleteMessages',
+  'unpinChatMessage',
+  'deleteForumTopic',
+])
+
+/** How many messages a call puts into the chat. */
+export function weightOf(method: string, payload: Record<string, unknown>): number {
+  if (method === 'copyMessages' || method === 'forwardMessages')
+    return Math.max(1, (payload.message_ids as unknown[] | undefined)?.length ?? 1)
+  if (method === 'sendMediaGroup') return Math.max(1, (payload.media as unknown[] | undefined)?.length ?? 1)
+  return 1
+}
+
+interface Key {
+  key: string
+  /** A group's budget: the waiting room with priorities and turns. */
+  fair: boolean
+  limit: number
+  seconds: number
+  weight: number
+}
+
+const sleep = (ms: number, signal?: AbortSignal) =>
+  new Promise<void>((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason)
+    const t = setTimeout(resolve, ms)
+    signal?.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(t)
+        reject(signal.reason)
+      },
+      { once: true },
+    )
+  })
+
+/** Longest sleep between two asks: a waiter that stops asking for longer is passed over (STALE_SECONDS). */
+const MAX_SLEEP_MS = 1000
+const STALE_SECONDS = 3
+/** Room but another lane's turn: ask again soon (that lane takes it within milliseconds). */
+const TURN_SLEEP_MS = 60
+
+export class TelegramBudget {
+  private readonly scope: string
+
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly limits: TelegramLimits,
+  ) {
+    this.scope = limits.perProcess ? `:p${process.pid}:${randomUUID().slice(0, 8)}` : ''
+  }
+
+  /** The keys a call counts against; empty when Telegram does not count it. */
+  keysFor(botId: number, method: string, payload: Record<string, unknown>): Key[] {
+    const chatMethod = CHAT_METHODS.has(method)
+    if (!chatMethod && !BOT_METHODS.has(method)) return []
+    const l = this.limits
+    const scale = l.windowScale
+    const margin = l.marginMs / 1000
+    const weight = weightOf(method, payload)
+    const keys: Key[] = [
+      {
+        key: `bot:${botId}${this.scope}`,
+        fair: false,
+        limit: l.bot.count,
+        seconds: l.bot.seconds * scale + margin,
+        weight,
+      },
+    ]
+    const chat = payload.chat_id
+    if (chatMethod && (typeof chat === 'number' || typeof chat === 'string')) {
+      const group = typeof chat === 'string' || chat < 0
+      const b = group ? l.group : l.chat
+      keys.push({
+        key: `chat:${botId}:${chat}${this.scope}`,
+        fair: group,
+        limit: b.count,
+        seconds: b.seconds * scale + margin,
+        weight,
+      })
+    }
+    return keys
+  }
+
+  /** Waits until the call has room in all its budgets and claims it. */
+  async take(keys: Key[], signal?: AbortSignal): Promise<void> {
+    if (keys.length === 0) return
+    const fair = keys.find((k) => k.fair)
+    const ctx = context.getStore()
+    // A call outside any lane (a notification, a command's reply) is a lane of its own for the turn it waits.
+    const lane = ctx?.lane ?? `x:${randomUUID()}`
+    const priority = ctx?.priority ?? PRIORITY_NORMAL
+    for (;;) {
+      const r = await this.pool.query<{ w: number }>({
+        name: 'tg_budget_take',
+        text: 'select tg_budget_take($1, $2, $3, $4, $5, $6, $7, $8) as w',
+        values: [
+          keys.map((k) => k.key),
+          keys.map((k) => k.limit),
+          keys.map((k) => k.seconds),
+          keys.map((k) => k.weight),
+          fair?.key ?? null,
+          lane,
+          priority,
+          STALE_SECONDS,
+        ],
+      })
+      const w = Number(r.rows[0]!.w)
+      if (w === 0) return
+      await sleep(w < 0 ? TURN_SLEEP_MS : Math.min(MAX_SLEEP_MS, Math.ceil(w * 1000) + 2), signal)
+    }
+  }
+
+  /** Another lane (of any process) is waiting for this chat's budget right now. */
+  async othersWaiting(botId: number, chatId: number, lane: string): Promise<boolean> {
+    if (!this.limits.enabled) return false
+    const r = await this.pool.query<{ w: boolean }>({
+      name: 'tg_budget_others_waiting',
+      text: `select exists (select 1 from tg_budget_waiter where key = $1 and waiting and lane <> $2
+               and seen_at > clock_timestamp() - make_interval(secs => $3)) as w`,
+      values: [`chat:${botId}:${chatId}${this.scope}`, lane, STALE_SECONDS],
+    })
+    return r.rows[0]!.w
+  }
+
+  /** Telegram said 429: every process waits retry_after on that key. */
+  async block(key: string, seconds: number): Promise<void> {
+    await this.pool.query({
+      name: 'tg_budget_block',
+      text: 'select tg_budget_block($1, $2)',
+      values: [key, seconds],
+    })
+  }
+
+  /** The grammY transformer for one bot's Api: take before the call, feed a 429 back. */
+  transformer(botId: number): Transformer {
+    return async (prev, method, payload, signal) => {
+      if (!this.limits.enabled) return prev(method, payload, signal)
+      const keys = this.keysFor(botId, method, (payload ?? {}) as Record<string, unknown>)
+      await this.take(keys, signal as AbortSignal | undefined)
+      const res = await prev(method, payload, signal)
+      if (!res.ok && res.error_code === 429) {
+        const retry = res.parameters?.retry_after ?? 1
+        const key = keys[1]?.key ?? keys[0]?.key ?? `bot:${botId}${this.scope}`
+        await this.block(key, retry)
+      }
+      return res
+    }
+  }
+}

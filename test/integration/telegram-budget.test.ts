@@ -1,0 +1,135 @@
+import { Api } from 'grammy'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { configSchema } from '../../src/config/schema'
+import { TelegramBudget, withSendContext } from '../../src/telegram/budget'
+import { TEST_TOKEN } from '../support/app'
+import { type BotApiStandIn, startBotApi } from '../support/bot-api'
+import { createTestDatabase, type TestDatabase } from '../support/db'
+
+/**
+ * The shared budget's rules against a real PostgreSQL, two TelegramBudget instances standing for two processes
+ * (they share nothing but the database): the window holds, all keys or none, a 429 from one blocks the other, the
+ * waiting room gives the turn by priority then round robin. Windows are scaled down (20 per 0.6 s); the checks are
+ * on what is granted, not on times.
+ */
+
+let db: TestDatabase
+let tg: BotApiStandIn
+const BOT = 7000001
+const GROUP = -1009000000001
+
+const limits = (over: Record<string, unknown> = {}) =>
+  configSchema.shape.telegramLimits.parse({ windowScale: 0.01, marginMs: 0, ...over })
+
+beforeAll(async () => {
+  db = await createTestDatabase(4)
+  tg = await startBotApi({ limits: { scale: 0.01 } })
+})
+afterAll(async () => {
+  await tg.close()
+  await db.drop()
+})
+
+async function take(
+  b: TelegramBudget,
+  method: string,
+  payload: Record<string, unknown>,
+  lane = 'l',
+  priority = 1,
+  bot = BOT,
+) {
+  const keys = b.keysFor(bot, method, payload)
+  const r = await db.pool.query<{ w: number }>('select tg_budget_take($1, $2, $3, $4, $5, $6, $7, $8) as w', [
+    keys.map((k) => k.key),
+    keys.map((k) => k.limit),
+    keys.map((k) => k.seconds),
+    keys.map((k) => k.weight),
+    keys.find((k) => k.fair)?.key ?? null,
+    lane,
+    priority,
+    3,
+  ])
+  return Number(r.rows[0]!.w)
+}
+
+describe('the shared Telegram budget', () => {
+  it('two processes share one window per group: the 21st send in a window waits, whoever asks', async () => {
+    const chat = GROUP - 1
+    const a = new TelegramBudget(db.pool, limits({ windowScale: 1 }))
+    const b = new TelegramBudget(db.pool, limits({ windowScale: 1 }))
+    const grants: number[] = []
+    for (let i = 0; i < 20; i++)
+      grants.push(await take(i % 2 ? a : b, 'sendMessage', { chat_id: chat }, `l${i}`, 1, BOT + 1))
+    expect(grants.every((w) => w === 0)).toBe(true)
+    const w = await take(a, 'copyMessage', { chat_id: chat }, 'l', 1, BOT + 1)
+    expect(w).toBeGreaterThan(50)
+    // Not counted by the group: a reaction; counted n times: a copyMessages of n ids.
+    expect(await take(b, 'setMessageReaction', { chat_id: chat }, 'l', 1, BOT + 1)).toBe(0)
+    expect(b.keysFor(BOT + 1, 'copyMessages', { chat_id: chat, message_ids: [1, 2, 3] })[1]!.weight).toBe(3)
+    expect(b.keysFor(BOT + 1, 'getChat', { chat_id: chat })).toEqual([])
+  })
+
+  it('all keys or none: a full private chat takes nothing from the bot budget', async () => {
+    const l = limits({ windowScale: 1, bot: { count: 5, seconds: 60 } })
+    const a = new TelegramBudget(db.pool, l)
+    for (let i = 0; i < 3; i++) expect(await take(a, 'sendMessage', { chat_id: 42 }, 'l', 1, BOT + 2)).toBe(0)
+    for (let i = 0; i < 5; i++)
+      expect(await take(a, 'sendMessage', { chat_id: 42 }, 'l', 1, BOT + 2)).toBeGreaterThan(0)
+    // The bot's 5 had only 3 taken: two more go to another chat.
+    expect(await take(a, 'sendMessage', { chat_id: 43 }, 'l', 1, BOT + 2)).toBe(0)
+    expect(await take(a, 'sendMessage', { chat_id: 43 }, 'l', 1, BOT + 2)).toBe(0)
+    expect(await take(a, 'sendMessage', { chat_id: 44 }, 'l', 1, BOT + 2)).toBeGreaterThan(0)
+  })
+
+  it('a 429 in one process makes the other wait out retry_after for that chat', async () => {
+    const chat = GROUP - 2
+    const l = limits()
+    const a = new TelegramBudget(db.pool, l)
+    const b = new TelegramBudget(db.pool, l)
+    const rule = tg.fail429('sendMessage', 30)
+    const api = new Api(TEST_TOKEN, { apiRoot: tg.root })
+    api.config.use(a.transformer(BOT))
+    await expect(api.sendMessage(chat, 'x')).rejects.toThrow(/Too Many Requests/)
+    expect(rule.hits).toBe(1)
+    const w = await take(b, 'sendMessage', { chat_id: chat })
+    expect(w).toBeGreaterThan(25)
+    expect(w).toBeLessThanOrEqual(30)
+    // Another chat is not blocked.
+    expect(await take(b, 'sendMessage', { chat_id: chat - 1 })).toBe(0)
+  })
+
+  it('the waiting room: priority first, then the lane served longest ago', async () => {
+    const chat = GROUP - 3
+    const a = new TelegramBudget(db.pool, limits({ windowScale: 1, group: { count: 1, seconds: 3600 } }))
+    // Fill the window, then three lanes wait: x (served just now), y, z (never served), z urgent.
+    expect(await take(a, 'sendMessage', { chat_id: chat }, 'x', 1, BOT + 4)).toBe(0)
+    expect(await take(a, 'sendMessage', { chat_id: chat }, 'x', 1, BOT + 4)).toBeGreaterThan(0)
+    expect(await take(a, 'sendMessage', { chat_id: chat }, 'y', 1, BOT + 4)).toBeGreaterThan(0)
+    expect(await take(a, 'sendMessage', { chat_id: chat }, 'z', 0, BOT + 4)).toBeGreaterThan(0)
+    // Room again (the window cleared by hand): only z may take it, then y, then x.
+    await db.pool.query('delete from tg_budget_send where key = $1', [`chat:${BOT + 4}:${chat}`])
+    expect(await take(a, 'sendMessage', { chat_id: chat }, 'x', 1, BOT + 4)).toBe(-1)
+    expect(await take(a, 'sendMessage', { chat_id: chat }, 'y', 1, BOT + 4)).toBe(-1)
+    expect(await take(a, 'sendMessage', { chat_id: chat }, 'z', 0, BOT + 4)).toBe(0)
+    await db.pool.query('delete from tg_budget_send where key = $1', [`chat:${BOT + 4}:${chat}`])
+    expect(await take(a, 'sendMessage', { chat_id: chat }, 'x', 1, BOT + 4)).toBe(-1)
+    expect(await take(a, 'sendMessage', { chat_id: chat }, 'y', 1, BOT + 4)).toBe(0)
+    await db.pool.query('delete from tg_budget_send where key = $1', [`chat:${BOT + 4}:${chat}`])
+    expect(await take(a, 'sendMessage', { chat_id: chat }, 'x', 1, BOT + 4)).toBe(0)
+    expect(await a.othersWaiting(BOT + 4, chat, 'x')).toBe(false)
+  })
+
+  it('the transformer waits its turn through the Api and sends once', async () => {
+    const chat = GROUP - 4
+    const a = new TelegramBudget(db.pool, limits({ marginMs: 50 }))
+    const api = new Api(TEST_TOKEN, { apiRoot: tg.root })
+    api.config.use(a.transformer(BOT))
+    tg.forum({ id: chat, title: 'g' })
+    const mark = tg.mark()
+    await withSendContext({ lane: 'c:1:in', priority: 1 }, async () => {
+      for (let i = 0; i < 45; i++) await api.sendMessage(chat, `m${i}`)
+    })
+    expect(tg.callsTo('sendMessage', undefined, { since: mark, ok: true })).toHaveLength(45)
+    expect(tg.limiter!.refused).toBe(0)
+  })
+})
