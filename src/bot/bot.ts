@@ -105,12 +105,23 @@ export function createBot(deps: Deps, desk: DeskRuntime, botInfo?: UserFromGetMe
 /** Commands shown in the client's menu, per language; staff commands are not advertised to clients. */
 export async function setCommands(bot: Bot<BotContext>, deps: Deps, desk: DeskRuntime): Promise<void> {
   const list = (lang: string) =>
-    (['start', 'tariffs', 'status', 'transcript', 'help', 'terms', 'privacy', 'paysupport'] as const).map(
-      (c) => ({
-        command: c,
-        description: deps.i18n.t(lang, `cmd-${c}`),
-      }),
-    )
+    (
+      [
+        'start',
+        'tariffs',
+        'status',
+        'transcript',
+        'timezone',
+        'help',
+        'terms',
+        'privacy',
+        'paysupport',
+        'cancel',
+      ] as const
+    ).map((c) => ({
+      command: c,
+      description: deps.i18n.t(lang, `cmd-${c}`),
+    }))
   await bot.api.setMyCommands(list(desk.defaultLanguage), { scope: { type: 'all_private_chats' } })
   for (const lang of ['ru', 'en'])
     await bot.api.setMyCommands(list(lang), {

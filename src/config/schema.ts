@@ -66,6 +66,8 @@ const tariff = z.object({
       z.object({ kind: z.literal('extra_appeal') }),
     ])
     .default({ kind: 'none' }),
+  /** What a refund does to questions already accepted: 'deliver' (answers still come) or 'stop' (all ends). */
+  refundPolicy: z.enum(['deliver', 'stop']).default('deliver'),
 })
 export type TariffConfig = z.infer<typeof tariff>
 

@@ -36,6 +36,8 @@ export interface OrderTables {
     start_mode: StartMode
     start_within_days: number | null
     breach_policy: JSONColumnType<BreachPolicy, string | undefined, string>
+    /** The tariff's refund policy when ordered (what the card promised). */
+    refund_policy: Generated<RefundPolicy>
     terms_version: string
     lang: string
     slot_start: Date | null

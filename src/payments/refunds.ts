@@ -31,8 +31,8 @@ import { notify } from '../telegram/notify'
  * the refund. `applyRefund` is also the path for a refunded_payment message (a refund made elsewhere) and is
  * idempotent: a payment already refunded changes nothing and sends nothing.
  *
- * The written refund policy for questions already in work: REFUND_POLICY. 'deliver' (the default, and what the
- * terms promise): a refund revokes the consultation (no new questions are accepted) but answers to questions
+ * The written refund policy for questions already in work: the tariff's `refundPolicy`, kept on the order; REFUND_POLICY
+ * is the default. 'deliver' (the default, and what the card says): a refund revokes the consultation (no new questions are accepted) but answers to questions
  * accepted before the refund are still delivered. It is stored on the consultation so the desk applies it.
  */
 export const REFUND_POLICY: RefundPolicy = 'deliver'
@@ -130,6 +130,8 @@ export async function applyRefund(
   if (p.refunded_at) return { status: 'already-refunded', payment: p }
 
   await markRefunded(trx, p.id, input.actorId, input.source)
+  // The policy the client bought under (the order's snapshot of its tariff); REFUND_POLICY for older rows.
+  const policy: RefundPolicy = order?.refund_policy ?? REFUND_POLICY
   let consultationId: number | undefined
   let released = 0
   if (order && p.kind === 'payment' && canTransition(order.state, 'refunded')) {
@@ -148,12 +150,12 @@ export async function applyRefund(
           .set({
             state: 'revoked',
             revoked_at: sql`now()`,
-            refund_policy: REFUND_POLICY,
+            refund_policy: policy,
             updated_at: sql`now()`,
           })
           .where('id', '=', locked.id)
           .execute()
-      released += await revokeConsultationAllowances(trx, locked.id, REFUND_POLICY)
+      released += await revokeConsultationAllowances(trx, locked.id, policy)
     }
   }
   // A capacity hold still open on the order goes back to the pool (a committed one stays: that start happened or
@@ -188,7 +190,7 @@ export async function applyRefund(
       kind: p.kind,
       orderId: p.order_id,
       consultationId: consultationId ?? null,
-      policy: consultationId ? REFUND_POLICY : null,
+      policy: consultationId ? policy : null,
       releasedHolds: released,
       disputes: disputes.map((d) => d.id),
     },
@@ -198,7 +200,7 @@ export async function applyRefund(
     botId: desk.botId,
     chatId: p.user_id,
     lang,
-    key: consultationId ? `refund-done-consultation-${REFUND_POLICY}` : 'refund-done',
+    key: consultationId ? `refund-done-consultation-${policy}` : 'refund-done',
     params: { amount: p.total_amount, title: order?.title ?? '—' },
     dedupeKey: `payment:${p.id}:refunded`,
   })

@@ -168,13 +168,16 @@ export function renderReport(t: T, desk: DeskRuntime, r: Report, now: Date): str
   for (const x of r.ledger)
     lines.push(
       t('report-refusal-line', {
-        reason: x.reason,
-        account: `${x.scope ?? '?'}/${x.unit ?? '?'}`,
+        reason: t('report-reason', { reason: x.reason }),
+        account: t('report-account', { account: `${x.scope ?? '?'}-${x.unit ?? '?'}` }),
         count: x.count,
       }),
     )
   lines.push('', t('report-admission-title'))
   if (r.admission.length === 0) lines.push(`• ${none}`)
-  for (const x of r.admission) lines.push(t('report-admission-line', { reason: x.reason, count: x.count }))
+  for (const x of r.admission)
+    lines.push(
+      t('report-admission-line', { reason: t('report-reason', { reason: x.reason }), count: x.count }),
+    )
   return lines.join('\n')
 }

@@ -32,6 +32,7 @@ export function tariff(init: Partial<TariffConfig> & Pick<TariffConfig, 'code'>)
     dailyCapacity: 50,
     drafts: 2,
     breachPolicy: { kind: 'none' },
+    refundPolicy: 'deliver',
     ...init,
   }
 }

@@ -68,10 +68,10 @@ priv.command('status', async (ctx) => {
   await ctx.reply(lines.join('\n\n'), { reply_markup: kb })
 })
 
-function zonesKeyboard(): InlineKeyboard {
+function zonesKeyboard(ctx: BotContext): InlineKeyboard {
   const kb = new InlineKeyboard()
   OFFERED_ZONES.forEach((z, i) => {
-    kb.text(z, `tz:set:${i}`)
+    kb.text(ctx.t('tz-city', { zone: z.replaceAll('/', '-'), name: z }), `tz:set:${i}`)
     if (i % 2 === 1) kb.row()
   })
   return kb
@@ -79,7 +79,7 @@ function zonesKeyboard(): InlineKeyboard {
 
 async function showZones(ctx: BotContext) {
   const zone = await clientZone(ctx.deps.db, ctx.desk, ctx.from!.id)
-  await ctx.reply(ctx.t('tz-pick', { zone }), { reply_markup: zonesKeyboard() })
+  await ctx.reply(ctx.t('tz-pick', { zone }), { reply_markup: zonesKeyboard(ctx) })
 }
 
 priv.command('timezone', showZones)

@@ -6,11 +6,19 @@ tariffs-intro = Choose a tariff to see what is included, the terms and how the w
 tariff-button = {$title} — {$price} ⭐
 tariff-gone = This tariff is no longer sold. Here is what is on offer now.
 tariff-card-title = {$title} — {$price} ⭐
-tariff-card-included = Included: {$appeals} appeals (a question or a clarification round) within the window.
+tariff-card-included = Included: { $appeals ->
+        [one] {$appeals} question
+       *[other] {$appeals} questions
+    } (with its clarifications until the answer) within the window.
 tariff-card-drafts = The expert may use AI drafts for your answers; every answer is checked and sent by the expert.
 tariff-card-window = Access window: {$window}.
 tariff-card-start = When it starts: {$start}
 tariff-card-sla = Answers: within {$sla} of business time per accepted question. Hours: {$hours}.
+tariff-card-refund-deliver = Refunds: if a payment is refunded, no new questions are accepted, but questions already accepted are still answered.
+tariff-card-refund-stop = Refunds: if a payment is refunded, the consultation ends at once, including questions not answered yet.
+tariff-card-late-none = A late answer: no compensation; the expert answers as soon as possible.
+tariff-card-late-extend = A late answer: your window is extended by {$hours} h.
+tariff-card-late-extra = A late answer: you get one extra question.
 tariff-card-terms = Terms (version {$version}), accepted by paying:
 start-mode-immediate = at payment.
 start-mode-scheduled = at the start time you choose before paying.
@@ -23,9 +31,18 @@ btn-slot = {$at} · {$left} left
 slots-pick = {$title}: choose when your window starts. The place is held for you while you pay.
 slots-none = {$title}: all announced start times are taken. Please look again later or choose another tariff.
 order-slot-chosen = Start: {$at}. The place is held for {$hold} minutes once you open the payment.
-invoice-description-immediate = Consultation: {$appeals} appeals, {$window} window from payment. Terms {$terms}.
-invoice-description-scheduled = Consultation: {$appeals} appeals, {$window} window from the chosen start. Terms {$terms}.
-invoice-description-on_request = Consultation: {$appeals} appeals, {$window} window from when you press Start. Terms {$terms}.
+invoice-description-immediate = Consultation: { $appeals ->
+        [one] {$appeals} question
+       *[other] {$appeals} questions
+    }, {$window} window from payment. Terms {$terms}.
+invoice-description-scheduled = Consultation: { $appeals ->
+        [one] {$appeals} question
+       *[other] {$appeals} questions
+    }, {$window} window from the chosen start. Terms {$terms}.
+invoice-description-on_request = Consultation: { $appeals ->
+        [one] {$appeals} question
+       *[other] {$appeals} questions
+    }, {$window} window from when you press Start. Terms {$terms}.
 
 order-refused-tariff-unknown = This tariff is no longer sold; nothing was charged.
 order-refused-terms-changed = The terms have changed since this message. Please read the current terms below before paying.
@@ -51,7 +68,7 @@ precheckout-unavailable = The desk is temporarily unavailable; nothing was charg
 consultation-activated =
     ✅ Your consultation “{$title}” is active.
     Window: {$start} — {$end}.
-    Send your question here as one message with all the details; each accepted question is answered within {$sla} of business time. Questions accepted before the window closes are answered after it too.
+    Send your question here; details sent in further messages belong to it until the answer comes. Each accepted question is answered within {$sla} of business time. Questions accepted before the window closes are answered after it too.
 pay-confirm-on-request =
     ✅ Payment received: {$amount} ⭐ for “{$title}”.
     Your {$window} window starts when you press “Start” (while the desk is open, until {$startBy}). Prepare your task and press Start when you are ready.
@@ -107,7 +124,28 @@ btn-pick-start-order = 🗓 Choose a start for order {$order}
 tz-change-button = 🕒 Change time zone
 tz-pick = Times are shown in {$zone}. Choose your time zone:
 tz-set = Time zone set: {$zone}.
+tz-city = { $zone ->
+        [Europe-Kaliningrad] Kaliningrad
+        [Europe-Moscow] Moscow
+        [Europe-Samara] Samara
+        [Asia-Yekaterinburg] Yekaterinburg
+        [Asia-Omsk] Omsk
+        [Asia-Novosibirsk] Novosibirsk
+        [Asia-Krasnoyarsk] Krasnoyarsk
+        [Asia-Irkutsk] Irkutsk
+        [Asia-Vladivostok] Vladivostok
+        [Europe-London] London
+        [Europe-Berlin] Berlin
+        [Asia-Tbilisi] Tbilisi
+        [Asia-Almaty] Almaty
+        [Asia-Dubai] Dubai
+        [America-New_York] New York
+        [UTC] UTC
+       *[other] {$name}
+    }
 
 terms-title = Terms (version {$version})
+terms-tariff = {$title}: {$refund} {$late}
+terms-tariffs-title = Refunds and late answers, by tariff:
 terms-footer = Payment problems: /paysupport. Privacy: /privacy.
 privacy-title = Privacy

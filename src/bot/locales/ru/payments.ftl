@@ -6,11 +6,20 @@ tariffs-intro = Выберите тариф, чтобы увидеть, что �
 tariff-button = {$title} — {$price} ⭐
 tariff-gone = Этот тариф больше не продаётся. Вот что доступно сейчас.
 tariff-card-title = {$title} — {$price} ⭐
-tariff-card-included = Входит: {$appeals} обращения (вопрос или раунд уточнений) в пределах окна.
+tariff-card-included = Входит: { $appeals ->
+        [one] {$appeals} вопрос
+        [few] {$appeals} вопроса
+       *[many] {$appeals} вопросов
+    } (с уточнениями до ответа) в пределах окна.
 tariff-card-drafts = Эксперт может готовить ответы с помощью ИИ-черновиков; каждый ответ проверяет и отправляет эксперт.
 tariff-card-window = Окно приёма вопросов: {$window}.
 tariff-card-start = Когда начинается: {$start}
-tariff-card-sla = Ответ: до {$sla} рабочего времени на каждое принятое обращение. График: {$hours}.
+tariff-card-sla = Ответ: до {$sla} рабочего времени на каждый принятый вопрос. График: {$hours}.
+tariff-card-refund-deliver = Возврат: после возврата оплаты новые вопросы не принимаются, но на уже принятые ответ будет дан.
+tariff-card-refund-stop = Возврат: после возврата оплаты консультация сразу закрывается, включая вопросы без ответа.
+tariff-card-late-none = Если ответ опоздает: компенсации нет, эксперт ответит как можно скорее.
+tariff-card-late-extend = Если ответ опоздает: окно продлевается на {$hours} ч.
+tariff-card-late-extra = Если ответ опоздает: вы получите ещё один вопрос.
 tariff-card-terms = Условия (версия {$version}), принимаются оплатой:
 start-mode-immediate = с момента оплаты.
 start-mode-scheduled = в выбранное до оплаты время старта.
@@ -23,9 +32,21 @@ btn-slot = {$at} · мест: {$left}
 slots-pick = {$title}: выберите, когда начнётся окно. Место держится за вами на время оплаты.
 slots-none = {$title}: все объявленные времена старта заняты. Загляните позже или выберите другой тариф.
 order-slot-chosen = Старт: {$at}. Место держится {$hold} мин. с момента открытия оплаты.
-invoice-description-immediate = Консультация: {$appeals} обращения, окно {$window} с момента оплаты. Условия {$terms}.
-invoice-description-scheduled = Консультация: {$appeals} обращения, окно {$window} с выбранного старта. Условия {$terms}.
-invoice-description-on_request = Консультация: {$appeals} обращения, окно {$window} с нажатия «Начать». Условия {$terms}.
+invoice-description-immediate = Консультация: { $appeals ->
+        [one] {$appeals} вопрос
+        [few] {$appeals} вопроса
+       *[many] {$appeals} вопросов
+    }, окно {$window} с момента оплаты. Условия {$terms}.
+invoice-description-scheduled = Консультация: { $appeals ->
+        [one] {$appeals} вопрос
+        [few] {$appeals} вопроса
+       *[many] {$appeals} вопросов
+    }, окно {$window} с выбранного старта. Условия {$terms}.
+invoice-description-on_request = Консультация: { $appeals ->
+        [one] {$appeals} вопрос
+        [few] {$appeals} вопроса
+       *[many] {$appeals} вопросов
+    }, окно {$window} с нажатия «Начать». Условия {$terms}.
 
 order-refused-tariff-unknown = Этот тариф больше не продаётся; ничего не списано.
 order-refused-terms-changed = Условия изменились с момента этого сообщения. Прочитайте актуальные условия ниже перед оплатой.
@@ -51,7 +72,7 @@ precheckout-unavailable = Сервис временно недоступен, н
 consultation-activated =
     ✅ Консультация «{$title}» активна.
     Окно: {$start} — {$end}.
-    Пришлите вопрос сюда одним сообщением со всеми деталями; ответ на каждое принятое обращение — в течение {$sla} рабочего времени. Обращения, принятые до конца окна, разбираются и после него.
+    Пришлите вопрос сюда; уточнения следующими сообщениями до ответа относятся к нему же. Ответ на каждый принятый вопрос — в течение {$sla} рабочего времени. Вопросы, принятые до конца окна, разбираются и после него.
 pay-confirm-on-request =
     ✅ Оплата получена: {$amount} ⭐ за «{$title}».
     Окно {$window} начнётся, когда вы нажмёте «Начать» (в рабочее время, до {$startBy}). Подготовьте задачу и нажмите, когда будете готовы.
@@ -89,8 +110,8 @@ start-refused-option-gone = Этот старт уже недоступен. В�
 button-outdated = Эта кнопка устарела.
 
 refund-done = ↩️ Вам возвращено {$amount} ⭐.
-refund-done-consultation-deliver = ↩️ Вам возвращено {$amount} ⭐ за «{$title}». Новые вопросы в этой консультации не принимаются; ответы на уже принятые обращения будут отправлены.
-refund-done-consultation-stop = ↩️ Вам возвращено {$amount} ⭐ за «{$title}». Консультация закрыта, включая обращения без ответа.
+refund-done-consultation-deliver = ↩️ Вам возвращено {$amount} ⭐ за «{$title}». Новые вопросы в этой консультации не принимаются; ответы на уже принятые вопросы будут отправлены.
+refund-done-consultation-stop = ↩️ Вам возвращено {$amount} ⭐ за «{$title}». Консультация закрыта, включая вопросы без ответа.
 
 status-title = Ваши заказы (время: {$zone}):
 status-empty = У вас пока нет заказов.
@@ -107,7 +128,28 @@ btn-pick-start-order = 🗓 Выбрать старт для заказа {$orde
 tz-change-button = 🕒 Сменить часовой пояс
 tz-pick = Время показывается в поясе {$zone}. Выберите свой часовой пояс:
 tz-set = Часовой пояс установлен: {$zone}.
+tz-city = { $zone ->
+        [Europe-Kaliningrad] Калининград
+        [Europe-Moscow] Москва
+        [Europe-Samara] Самара
+        [Asia-Yekaterinburg] Екатеринбург
+        [Asia-Omsk] Омск
+        [Asia-Novosibirsk] Новосибирск
+        [Asia-Krasnoyarsk] Красноярск
+        [Asia-Irkutsk] Иркутск
+        [Asia-Vladivostok] Владивосток
+        [Europe-London] Лондон
+        [Europe-Berlin] Берлин
+        [Asia-Tbilisi] Тбилиси
+        [Asia-Almaty] Алматы
+        [Asia-Dubai] Дубай
+        [America-New_York] Нью-Йорк
+        [UTC] UTC
+       *[other] {$name}
+    }
 
 terms-title = Условия (версия {$version})
+terms-tariff = {$title}: {$refund} {$late}
+terms-tariffs-title = Возвраты и опоздания ответа по тарифам:
 terms-footer = Проблемы с оплатой: /paysupport. Конфиденциальность: /privacy.
 privacy-title = Конфиденциальность
