@@ -12,6 +12,7 @@ import { deskFeature } from './features/desk'
 import { draftingFeature } from './features/drafting'
 import { answerPreCheckout, paymentsFeature, preCheckoutAnswer } from './features/payments'
 import { paysupportFeature } from './features/paysupport'
+import { ratingFeature } from './features/rating'
 import { reportFeature } from './features/report'
 import { staffFeature } from './features/staff'
 import { startFeature } from './features/start'
@@ -32,6 +33,7 @@ function features(): Composer<BotContext>[] {
   return [
     paymentsFeature,
     paysupportFeature,
+    ratingFeature,
     startFeature,
     tariffsFeature,
     statusFeature,

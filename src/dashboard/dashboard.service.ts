@@ -11,7 +11,7 @@ import { findAccountByKey } from '../ledger/ledger.repository'
 import { buildTranscript } from '../lifecycle/transcript'
 import type { ConsultationState } from '../orders/orders.tables'
 import { refundPayment } from '../payments/refunds'
-import { responseByExpert } from '../reports/reports.repository'
+import { ratingsByExpert, responseByExpert } from '../reports/reports.repository'
 import { buildReport } from '../reports/reports.service'
 import { appealsByWeek, draftsByDay, revenueByDay, type SeriesRange } from '../reports/series.repository'
 import type { Viewer } from './access'
@@ -124,11 +124,15 @@ export function me(deps: Pick<Deps, 'config'>, viewer: Viewer): MeDto {
 }
 
 /**
- * Ratings of answers per expert. There are none yet: consultations get owner experts and client ratings later
- * (issue 14). Until then the page shows "no ratings yet"; this is where their numbers will come from.
+ * Client ratings of consultations per answering expert (average and count), from the same query as /report; null
+ * while the range has none (the page then shows "no ratings yet"). Ratings nobody answered are left out here.
  */
-export async function ratingsSummary(_db: Db, _r: SeriesRange): Promise<RatingsDto | null> {
-  return null
+export async function ratingsSummary(db: Db, r: SeriesRange): Promise<RatingsDto | null> {
+  const rows = await ratingsByExpert(db, r)
+  const byExpert = rows.flatMap((x) =>
+    x.expertId === null ? [] : [{ staffId: x.expertId, count: x.count, average: x.average }],
+  )
+  return byExpert.length ? { byExpert } : null
 }
 
 /** The desk's monthly drafting budget as the ledger holds it for the month containing `now`. */

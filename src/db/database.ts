@@ -1,6 +1,7 @@
 import type { Kysely, Transaction } from 'kysely'
 import type { ClientTables } from '../clients/clients.tables'
 import type { DeskConsultationTables } from '../consultations/desk.tables'
+import type { RatingTables } from '../consultations/ratings.tables'
 import type { DisputeTables } from '../disputes/disputes.tables'
 import type { DraftingTables } from '../drafting/drafting.tables'
 import type { IntakeTables } from '../intake/intake.tables'
@@ -23,6 +24,7 @@ export interface Database
     DisputeTables,
     LedgerTables,
     DeskConsultationTables,
+    RatingTables,
     RoutingTables,
     DraftingTables,
     LifecycleTables,

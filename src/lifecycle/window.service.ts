@@ -2,6 +2,7 @@ import { audit } from '../audit/audit'
 import { clientZone } from '../clients/clients.service'
 import { outboxOf, scheduleWindowJobs, type WindowJob } from '../consultations/consultations.jobs'
 import { postToTopic, refreshTopic } from '../consultations/desk.service'
+import { ratingKeyboard } from '../consultations/ratings'
 import { clockNow } from '../db/clock'
 import type { Deps } from '../deps'
 import { errorSummary } from '../jobs/jobs'
@@ -144,10 +145,14 @@ export async function runWindowClose(
       lang: v.lang,
       key: 'lifecycle-closed',
       params: { title: v.title, end: formatInstant(v.access_until, zone, v.lang) },
-      ...(open.length ? { more: [{ key: 'lifecycle-closed-open', params: { count: open.length } }] } : {}),
+      more: [
+        ...(open.length ? [{ key: 'lifecycle-closed-open', params: { count: open.length } }] : []),
+        { key: 'rating-ask' },
+      ],
       replyMarkup: {
         inline_keyboard: [
           [{ text: deps.i18n.t(v.lang, 'transcript-button'), callback_data: `tr:get:${v.id}` }],
+          ...ratingKeyboard((l, k, p) => deps.i18n.t(l, k, p), v.lang, v.id).inline_keyboard,
         ],
       },
       dedupeKey: `lifecycle:${v.id}:closed`,

@@ -13,8 +13,10 @@ import {
   ledgerRefusals,
   nearestToBreach,
   type OpenAppeal,
+  type RatingCount,
   type RefusalCount,
   type Revenue,
+  ratingsByExpert,
   responseByExpert,
   revenue,
 } from './reports.repository'
@@ -65,11 +67,12 @@ export interface Report {
   nearest: OpenAppeal[]
   ledger: RefusalCount[]
   admission: RefusalCount[]
+  ratings: RatingCount[]
 }
 
 export async function buildReport(db: Db, botId: number, from: Date, to: Date): Promise<Report> {
   const r = { botId, from, to }
-  const [rev, consultations, appeals, experts, nearest, ledger, admission] = await Promise.all([
+  const [rev, consultations, appeals, experts, nearest, ledger, admission, ratings] = await Promise.all([
     revenue(db, r),
     consultationsByState(db, r),
     appealCounts(db, r),
@@ -77,8 +80,9 @@ export async function buildReport(db: Db, botId: number, from: Date, to: Date): 
     nearestToBreach(db, botId),
     ledgerRefusals(db, r),
     admissionRefusals(db, r),
+    ratingsByExpert(db, r),
   ])
-  return { from, to, revenue: rev, consultations, appeals, experts, nearest, ledger, admission }
+  return { from, to, revenue: rev, consultations, appeals, experts, nearest, ledger, admission, ratings }
 }
 
 /**
@@ -145,6 +149,16 @@ export function renderReport(t: T, desk: DeskRuntime, r: Report, now: Date): str
         median: String(Math.round(e.medianMinutes * 10) / 10),
         answered: e.answered,
         inTime: e.inTime,
+      }),
+    )
+  lines.push('', t('report-ratings-title'))
+  if (r.ratings.length === 0) lines.push(`• ${none}`)
+  for (const x of r.ratings)
+    lines.push(
+      t('report-rating-line', {
+        who: x.expertId === null ? t('report-who-nobody') : staffLabel(t, desk, x.expertId),
+        average: x.average.toFixed(2),
+        count: x.count,
       }),
     )
   lines.push('', t('report-nearest-title'))
