@@ -19,6 +19,7 @@ import { startFeature } from './features/start'
 import { statusFeature } from './features/status'
 import { tariffsFeature } from './features/tariffs'
 import { termsFeature } from './features/terms'
+import { topUpFeature } from './features/topup'
 import { transcriptFeature } from './features/transcript'
 import { supportedLanguage } from './i18n'
 
@@ -34,6 +35,7 @@ function features(): Composer<BotContext>[] {
     paymentsFeature,
     paysupportFeature,
     ratingFeature,
+    topUpFeature,
     startFeature,
     tariffsFeature,
     statusFeature,

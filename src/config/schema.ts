@@ -68,6 +68,31 @@ const tariff = z.object({
     .default({ kind: 'none' }),
   /** What a refund does to questions already accepted: 'deliver' (answers still come) or 'stop' (all ends). */
   refundPolicy: z.enum(['deliver', 'stop']).default('deliver'),
+  /**
+   * Top-ups a client may buy inside an active consultation of this tariff (offered when questions run out and in
+   * the "closes soon" notice): more questions, or more hours of window, each for a price in Stars.
+   */
+  topUps: z
+    .array(
+      z.discriminatedUnion('kind', [
+        z.object({
+          kind: z.literal('questions'),
+          questions: z.number().int().positive().max(100),
+          priceStars: z.number().int().positive().max(100_000),
+        }),
+        z.object({
+          kind: z.literal('hours'),
+          hours: z
+            .number()
+            .int()
+            .positive()
+            .max(24 * 30),
+          priceStars: z.number().int().positive().max(100_000),
+        }),
+      ]),
+    )
+    .max(4)
+    .default([]),
 })
 export type TariffConfig = z.infer<typeof tariff>
 

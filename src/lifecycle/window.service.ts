@@ -10,6 +10,7 @@ import { Ledger } from '../ledger/ledger.service'
 import { APPEALS_UNIT, CONSULTATION_SCOPE } from '../orders/allowances'
 import { canTransition, lockOrder, moveOrder } from '../orders/order-state'
 import { consultationView, lockConsultationView } from '../orders/orders.repository'
+import { topUpButtons } from '../orders/topups'
 import { activeRoute } from '../routing/routes.repository'
 import { isTopicUnusable } from '../telegram/api'
 import { notify } from '../telegram/notify'
@@ -71,6 +72,8 @@ export async function runClosingSoon(
     )
     const zone = await clientZone(trx, desk, v.user_id)
     const open = await openAppealsOf(trx, v.id)
+    // The tariff's top-ups (more questions, more hours), offered before the window closes.
+    const offer = topUpButtons((l, k, p) => deps.i18n.t(l, k, p), desk, v.tariff_code, v.lang, v.id)
     await notify(outbox, {
       botId: desk.botId,
       chatId: v.user_id,
@@ -83,9 +86,17 @@ export async function runClosingSoon(
         appealsLeft: acc ? Math.max(0, acc.available) : 0,
         appealsTotal: acc?.granted ?? v.appeals,
       },
-      ...(open.length
-        ? { more: [{ key: 'lifecycle-closing-soon-open', params: { count: open.length } }] }
+      ...(open.length || offer.length
+        ? {
+            more: [
+              ...(open.length
+                ? [{ key: 'lifecycle-closing-soon-open', params: { count: open.length } }]
+                : []),
+              ...(offer.length ? [{ key: 'topup-offer' }] : []),
+            ],
+          }
         : {}),
+      ...(offer.length ? { replyMarkup: { inline_keyboard: offer } } : {}),
       dedupeKey: `lifecycle:${v.id}:closing-soon:${v.access_until.getTime()}`,
     })
     return 'sent'

@@ -10,7 +10,7 @@ export type OrderState =
   | 'cancelled'
   | 'refunded'
 /** What an order buys (migration 2026-12-01T0050); features that sell something else add their kind here. */
-export type OrderKind = 'consultation'
+export type OrderKind = 'consultation' | 'topup'
 export type ConsultationState = 'waiting' | 'active' | 'closed' | 'revoked'
 export type StartMode = TariffConfig['startMode']
 export type BreachPolicy = TariffConfig['breachPolicy']
@@ -38,6 +38,11 @@ export interface OrderTables {
     breach_policy: JSONColumnType<BreachPolicy, string | undefined, string>
     /** The tariff's refund policy when ordered (what the card promised). */
     refund_policy: Generated<RefundPolicy>
+    /** kind 'topup': the consultation the top-up adds to (its questions or its window). */
+    topup_consultation_id: number | null
+    /** kind 'topup': the questions, or the hours of window, it adds (the other is 0). */
+    topup_questions: Generated<number>
+    topup_hours: Generated<number>
     terms_version: string
     lang: string
     slot_start: Date | null

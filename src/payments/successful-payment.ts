@@ -22,6 +22,7 @@ import { windowParams } from '../time/client-time'
 import { formatInstant } from '../time/format'
 import { parseOrderPayload } from './payload'
 import { XTR } from './pre-checkout'
+import { applyTopUp } from './topup'
 
 /**
  * successful_payment: Telegram took the client's Stars. In one transaction: lock the order, record the payment
@@ -39,6 +40,7 @@ export type PaymentOutcome =
   | { status: 'unmatched'; paymentId: number }
   | { status: 'overpayment'; paymentId: number; orderId: number }
   | { status: 'activated'; paymentId: number; orderId: number; consultationId: number }
+  | { status: 'topped-up' | 'topup-late'; paymentId: number; orderId: number; consultationId: number }
   | {
       status: 'waiting'
       paymentId: number
@@ -128,6 +130,10 @@ export async function recordSuccessfulPayment(
       })
 
     const now = await dbNow(trx)
+    if (order.kind === 'topup') {
+      const t = await applyTopUp(trx, outbox, deps, desk, order, p, now)
+      return { ...t, paymentId: p.id, orderId: order.id }
+    }
     await updateOrder(trx, order.id, { paid_at: now })
     const consultation = await insertConsultation(trx, {
       bot_id: desk.botId,

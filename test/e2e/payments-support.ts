@@ -33,6 +33,7 @@ export function tariff(init: Partial<TariffConfig> & Pick<TariffConfig, 'code'>)
     drafts: 2,
     breachPolicy: { kind: 'none' },
     refundPolicy: 'deliver',
+    topUps: [],
     ...init,
   }
 }
