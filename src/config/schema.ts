@@ -1,6 +1,6 @@
-import { IANAZone } from 'luxon'
+import { DateTime, IANAZone } from 'luxon'
 import { z } from 'zod'
-import { compileSchedule, ScheduleConfigError, WEEKDAYS } from '../time/business-time'
+import { compileSchedule, isOpen, ScheduleConfigError, WEEKDAYS } from '../time/business-time'
 
 /** Languages the bot speaks; every user-facing text in config is given per language. */
 export const LANGUAGES = ['ru', 'en'] as const
@@ -150,12 +150,31 @@ const desk = z
           message: 'a scheduled tariff needs slots',
         })
     })
+    let compiled: ReturnType<typeof compileSchedule> | undefined
     try {
-      compileSchedule(d.schedule)
+      compiled = compileSchedule(d.schedule)
     } catch (e) {
       if (!(e instanceof ScheduleConfigError)) throw e
       ctx.addIssue({ code: 'custom', path: ['schedule'], message: e.message })
     }
+    // A scheduled tariff's slots must start while the desk works (not on a holiday, not outside its hours).
+    d.tariffs.forEach((t, i) => {
+      t.slots.forEach((s, j) => {
+        const at = DateTime.fromISO(s, { setZone: true })
+        if (!at.isValid || !/[zZ]|[+-]\d\d:?\d\d$/.test(s))
+          ctx.addIssue({
+            code: 'custom',
+            path: ['tariffs', i, 'slots', j],
+            message: `"${s}" is not an ISO instant with an offset (e.g. 2026-12-07T10:00:00+03:00)`,
+          })
+        else if (compiled && !isOpen(compiled, at.toJSDate()))
+          ctx.addIssue({
+            code: 'custom',
+            path: ['tariffs', i, 'slots', j],
+            message: `"${s}" is outside the desk's working hours (schedule: weekly hours, holidays)`,
+          })
+      })
+    })
     const codes = new Set<string>()
     d.tariffs.forEach((t, i) => {
       if (codes.has(t.code))
