@@ -7,6 +7,7 @@ import { conversationStorage } from '../payments/conversation-storage'
 import { installTransformers } from '../telegram/api'
 import type { BotContext } from './context'
 import { adminPaymentsFeature } from './features/admin-payments'
+import { changeStartFeature } from './features/change-start'
 import { dashboardFeature } from './features/dashboard'
 import { deskFeature } from './features/desk'
 import { draftingFeature } from './features/drafting'
@@ -36,6 +37,7 @@ function features(): Composer<BotContext>[] {
     paysupportFeature,
     ratingFeature,
     topUpFeature,
+    changeStartFeature,
     startFeature,
     tariffsFeature,
     statusFeature,

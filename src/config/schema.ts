@@ -68,6 +68,8 @@ const tariff = z.object({
     .default({ kind: 'none' }),
   /** What a refund does to questions already accepted: 'deliver' (answers still come) or 'stop' (all ends). */
   refundPolicy: z.enum(['deliver', 'stop']).default('deliver'),
+  /** scheduled: the client may move the start or cancel (refunded) until this many hours before it. */
+  changeCutoffHours: z.number().nonnegative().default(24),
   /**
    * Top-ups a client may buy inside an active consultation of this tariff (offered when questions run out and in
    * the "closes soon" notice): more questions, or more hours of window, each for a price in Stars.

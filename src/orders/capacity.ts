@@ -243,6 +243,24 @@ export async function takeCapacity(
   return committed ? held : { ok: false, reason: 'refused', detail: 'commit refused' }
 }
 
+/**
+ * Gives a place taken for good back to its day or slot (a start moved elsewhere, or refunded before it began): one
+ * more unit granted on the account, idempotent by `requestId`.
+ */
+export async function returnPlace(trx: Trx, botId: number, account: CapacityAccount, requestId: string) {
+  const g = await ledger(trx).grant({
+    requestId,
+    scope: CAPACITY_SCOPE,
+    subject: subjectOf(botId, account),
+    unit: CAPACITY_UNIT,
+    periodStart: account.periodStart,
+    periodEnd: account.periodEnd,
+    timeZone: account.timeZone,
+    amount: 1,
+  })
+  if (!g.ok) throw new Error(`capacity ${account.key}: place not returned (${g.reason})`)
+}
+
 /** Free places per account (the configured capacity for an account not opened yet). */
 export async function freePlaces(q: Db | Trx, botId: number, accounts: CapacityAccount[]): Promise<number[]> {
   if (accounts.length === 0) return []

@@ -104,6 +104,7 @@ export function listUserOrders(q: Q, botId: number, userId: number, limit = 10) 
       .select([
         'o.id',
         'o.title',
+        'o.tariff_code',
         'o.state',
         'o.price_stars',
         'o.start_mode',

@@ -16,7 +16,7 @@ export type StartMode = TariffConfig['startMode']
 export type BreachPolicy = TariffConfig['breachPolicy']
 /** overpayment: a second, different payment for an order already paid; unmatched: no order of this desk. */
 export type PaymentKind = 'payment' | 'overpayment' | 'unmatched'
-export type RefundSource = 'admin' | 'telegram' | 'dispute'
+export type RefundSource = 'admin' | 'telegram' | 'dispute' | 'client'
 /** Refund policy for questions already accepted when a consultation is refunded. */
 export type RefundPolicy = 'deliver' | 'stop'
 

@@ -8,7 +8,7 @@ import { disputeCloseTopicQueue } from '../disputes/disputes.jobs'
 import { type Dispute, findDispute } from '../disputes/disputes.service'
 import type { Outbox } from '../jobs/jobs'
 import { revokeConsultationAllowances } from '../orders/allowances'
-import { releaseHold } from '../orders/capacity'
+import { releaseHold, returnPlace } from '../orders/capacity'
 import { canTransition, lockOrder, moveOrder } from '../orders/order-state'
 import {
   claimRefund,
@@ -21,6 +21,7 @@ import {
   type Payment,
   refundQueue,
 } from '../orders/orders.repository'
+import { accountForOrder } from '../orders/orders.service'
 import type { RefundPolicy, RefundSource } from '../orders/orders.tables'
 import { notify } from '../telegram/notify'
 
@@ -58,7 +59,7 @@ export async function refundPayment(
   deps: Deps,
   desk: DeskRuntime,
   target: RefundTarget,
-  actor: { id: number; source: Extract<RefundSource, 'admin' | 'dispute'>; disputeId?: number },
+  actor: { id: number; source: Extract<RefundSource, 'admin' | 'dispute' | 'client'>; disputeId?: number },
 ): Promise<RefundOutcome> {
   const found =
     'paymentId' in target
@@ -134,6 +135,20 @@ export async function applyRefund(
   const policy: RefundPolicy = order?.refund_policy ?? REFUND_POLICY
   let consultationId: number | undefined
   let released = 0
+  // A scheduled start refunded before it began gives its place back to the slot (issue 14: cancel before start).
+  if (
+    order &&
+    p.kind === 'payment' &&
+    order.state === 'paid_waiting' &&
+    order.start_mode === 'scheduled' &&
+    order.slot_start &&
+    !order.needs_start_date &&
+    order.capacity_key
+  ) {
+    const account = accountForOrder(desk, order, order.slot_start)
+    if (account?.key === order.capacity_key)
+      await returnPlace(trx, desk.botId, account, `refund-free:${order.id}`)
+  }
   if (order && p.kind === 'payment' && canTransition(order.state, 'refunded')) {
     await moveOrder(trx, order, 'refunded')
     const c = await trx

@@ -34,6 +34,7 @@ export function tariff(init: Partial<TariffConfig> & Pick<TariffConfig, 'code'>)
     breachPolicy: { kind: 'none' },
     refundPolicy: 'deliver',
     topUps: [],
+    changeCutoffHours: 24,
     ...init,
   }
 }

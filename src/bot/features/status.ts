@@ -1,6 +1,7 @@
 import { Composer, InlineKeyboard } from 'grammy'
 import { chooseClientZone, clientZone } from '../../clients/clients.service'
 import { clientOrders, consultationStatusLines } from '../../lifecycle/status'
+import { changeDeadline } from '../../payments/change-start'
 import { OFFERED_ZONES } from '../../time/client-time'
 import { formatInstant } from '../../time/format'
 import type { BotContext } from '../context'
@@ -63,6 +64,15 @@ priv.command('status', async (ctx) => {
       kb.text(ctx.t('btn-start-order', { order: String(o.id) }), `ord:start:${o.id}`).row()
     if (o.state === 'paid_waiting' && o.needs_start_date)
       kb.text(ctx.t('btn-pick-start-order', { order: String(o.id) }), `ord:opts:${o.id}`).row()
+    // A scheduled start: move or cancel it until the cut-off; after it, the line says why the buttons are gone.
+    if (o.state === 'paid_waiting' && o.start_mode === 'scheduled' && !o.needs_start_date && o.slot_start) {
+      const deadline = changeDeadline(desk, o)!
+      if (Date.now() < deadline.getTime())
+        kb.text(ctx.t('btn-move-start', { order: String(o.id) }), `ord:mv:${o.id}`)
+          .text(ctx.t('btn-cancel-start', { order: String(o.id) }), `ord:cx:${o.id}`)
+          .row()
+      else lines[lines.length - 1] += `\n${ctx.t('status-change-closed', { deadline: at(deadline) })}`
+    }
   }
   kb.text(ctx.t('tz-change-button'), 'tz:menu')
   await ctx.reply(lines.join('\n\n'), { reply_markup: kb })

@@ -149,3 +149,20 @@ terms-tariff = {$title}: {$refund} {$late}
 terms-tariffs-title = Refunds and late answers, by tariff:
 terms-footer = Payment problems: /paysupport. Privacy: /privacy.
 privacy-title = Privacy
+
+# Moving or cancelling a scheduled start (src/bot/features/change-start.ts, src/payments/change-start.ts).
+btn-move-start = 🗓 Move order {$order}
+btn-cancel-start = ✖️ Cancel order {$order}
+btn-cancel-start-yes = Yes, cancel and refund
+status-change-closed = Moving or cancelling was possible until {$deadline}; the start is too close now.
+change-pick = “{$title}” starts {$at}. Choose another start (changes are possible until {$deadline}):
+change-no-slots = “{$title}”: no other start has a free place right now.
+order-start-moved = 🗓 “{$title}” (order {$order}) now starts {$at}. We will write when your window opens.
+change-cancel-confirm = Cancel “{$title}” and get {$amount} ⭐ back?
+change-cancel-failed = The refund did not go through; nothing was changed. Please try again or write to /paysupport.
+change-cancel-in-progress = The refund is already under way.
+change-refused-unknown = This order cannot be changed from this account.
+change-refused-not-waiting = This order is not a scheduled start waiting to begin, so it cannot be moved or cancelled here.
+change-refused-too-late = Moving or cancelling was possible until {$deadline}; the start is too close now. For a problem write to /paysupport.
+change-refused-slot-gone = This start is not offered any more. Please choose another one.
+change-refused-slot-full = This start has just been taken. Please choose another one.

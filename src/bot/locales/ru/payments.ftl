@@ -153,3 +153,20 @@ terms-tariff = {$title}: {$refund} {$late}
 terms-tariffs-title = Возвраты и опоздания ответа по тарифам:
 terms-footer = Проблемы с оплатой: /paysupport. Конфиденциальность: /privacy.
 privacy-title = Конфиденциальность
+
+# Перенос или отмена запланированного старта (src/bot/features/change-start.ts, src/payments/change-start.ts).
+btn-move-start = 🗓 Перенести заказ {$order}
+btn-cancel-start = ✖️ Отменить заказ {$order}
+btn-cancel-start-yes = Да, отменить и вернуть оплату
+status-change-closed = Перенести или отменить можно было до {$deadline}; до старта осталось слишком мало времени.
+change-pick = «{$title}» начинается {$at}. Выберите другой старт (изменить можно до {$deadline}):
+change-no-slots = «{$title}»: других стартов со свободными местами сейчас нет.
+order-start-moved = 🗓 «{$title}» (заказ {$order}) теперь начинается {$at}. Мы напишем, когда окно откроется.
+change-cancel-confirm = Отменить «{$title}» и вернуть {$amount} ⭐?
+change-cancel-failed = Возврат не прошёл, ничего не изменилось. Попробуйте ещё раз или напишите в /paysupport.
+change-cancel-in-progress = Возврат уже выполняется.
+change-refused-unknown = Этот заказ нельзя изменить с этого аккаунта.
+change-refused-not-waiting = Это не запланированный старт в ожидании, перенести или отменить его здесь нельзя.
+change-refused-too-late = Перенести или отменить можно было до {$deadline}; до старта осталось слишком мало времени. При проблеме напишите в /paysupport.
+change-refused-slot-gone = Этот старт больше не предлагается. Выберите другой.
+change-refused-slot-full = Этот старт только что заняли. Выберите другой.
