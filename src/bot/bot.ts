@@ -22,6 +22,7 @@ import { tariffsFeature } from './features/tariffs'
 import { termsFeature } from './features/terms'
 import { topUpFeature } from './features/topup'
 import { transcriptFeature } from './features/transcript'
+import { waitlistFeature } from './features/waitlist'
 import { supportedLanguage } from './i18n'
 
 /**
@@ -38,6 +39,7 @@ function features(): Composer<BotContext>[] {
     ratingFeature,
     topUpFeature,
     changeStartFeature,
+    waitlistFeature,
     startFeature,
     tariffsFeature,
     statusFeature,

@@ -9,6 +9,7 @@ import type { InstanceTables } from '../jobs/instances.tables'
 import type { LedgerTables } from '../ledger/ledger.tables'
 import type { LifecycleTables } from '../lifecycle/lifecycle.tables'
 import type { OrderTables } from '../orders/orders.tables'
+import type { WaitlistTables } from '../orders/waitlist.tables'
 import type { RoutingTables } from '../routing/routing.tables'
 import type { OutboundTables } from '../telegram/outbound.tables'
 
@@ -25,6 +26,7 @@ export interface Database
     LedgerTables,
     DeskConsultationTables,
     RatingTables,
+    WaitlistTables,
     RoutingTables,
     DraftingTables,
     LifecycleTables,

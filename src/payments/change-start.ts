@@ -15,6 +15,7 @@ import {
 } from '../orders/orders.repository'
 import { accountForSlot, scheduleStart } from '../orders/orders.service'
 import { announcedSlot, findTariff, upcomingSlots } from '../orders/tariffs'
+import { placeFreed } from '../orders/waitlist'
 import { notify } from '../telegram/notify'
 import { formatInstant } from '../time/format'
 import { type RefundOutcome, refundPayment } from './refunds'
@@ -119,12 +120,9 @@ export async function moveStart(
     const next = accountForSlot(desk, tariff, to)
     const took = await takeCapacity(trx, desk.botId, next, `move:${o.id}:${input.updateId}`)
     if (!took.ok) return { ok: false, code: 'slot-full' }
-    await returnPlace(
-      trx,
-      desk.botId,
-      accountForSlot(desk, tariff, from),
-      `move-free:${o.id}:${input.updateId}`,
-    )
+    const old = accountForSlot(desk, tariff, from)
+    await returnPlace(trx, desk.botId, old, `move-free:${o.id}:${input.updateId}`)
+    await placeFreed(trx, outbox, desk, old.key)
     await updateOrder(trx, o.id, { slot_start: to, capacity_key: next.key })
     const consultation = await findConsultationByOrder(trx, o.id)
     if (consultation) await scheduleStart(outbox, consultation.id, to)

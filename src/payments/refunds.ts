@@ -23,6 +23,7 @@ import {
 } from '../orders/orders.repository'
 import { accountForOrder } from '../orders/orders.service'
 import type { RefundPolicy, RefundSource } from '../orders/orders.tables'
+import { placeFreed } from '../orders/waitlist'
 import { notify } from '../telegram/notify'
 
 /**
@@ -146,8 +147,10 @@ export async function applyRefund(
     order.capacity_key
   ) {
     const account = accountForOrder(desk, order, order.slot_start)
-    if (account?.key === order.capacity_key)
+    if (account?.key === order.capacity_key) {
       await returnPlace(trx, desk.botId, account, `refund-free:${order.id}`)
+      await placeFreed(trx, outbox, desk, account.key)
+    }
   }
   if (order && p.kind === 'payment' && canTransition(order.state, 'refunded')) {
     await moveOrder(trx, order, 'refunded')

@@ -4,6 +4,7 @@ import { freePlaces } from '../../src/orders/capacity'
 import { accountForSlot } from '../../src/orders/orders.service'
 import { findTariff } from '../../src/orders/tariffs'
 import { moveStart } from '../../src/payments/change-start'
+import { refundPayment } from '../../src/payments/refunds'
 import {
   buy,
   orderState,
@@ -28,6 +29,9 @@ const B = new Date(base + 24 * HOUR)
 const C = new Date(base + 48 * HOUR)
 const NEAR = new Date(Math.ceil((Date.now() + 12 * HOUR) / HOUR) * HOUR)
 const ROUNDS = 5
+const W1 = new Date(base + 6 * HOUR)
+const W2 = new Date(base + 7 * HOUR)
+const V1 = new Date(base + 8 * HOUR)
 const RACE = Array.from({ length: 3 * ROUNDS }, (_, i) => new Date(base + (72 + i) * HOUR))
 
 let w: PayWorld
@@ -41,6 +45,13 @@ beforeAll(async () => {
         slotCapacity: 1,
       }),
       tariff({ code: 'near', startMode: 'scheduled', slots: [NEAR.toISOString()], slotCapacity: 5 }),
+      tariff({
+        code: 'wl',
+        startMode: 'scheduled',
+        slots: [W1, W2].map((d) => d.toISOString()),
+        slotCapacity: 1,
+      }),
+      tariff({ code: 'wl2', startMode: 'scheduled', slots: [V1.toISOString()], slotCapacity: 2 }),
       tariff({
         code: 'race',
         startMode: 'scheduled',
@@ -160,5 +171,75 @@ describe('cancelling a scheduled start', () => {
     }
     expect((await orderState(w.deps, o.orderId)).order.state).toBe('paid_waiting')
     expect(w.tg.callsTo('refundStarPayment', { user_id: u.id })).toHaveLength(0)
+  })
+})
+
+const entries = (key: string) =>
+  w.deps.db.selectFrom('waitlist_entry').selectAll().where('capacity_key', '=', key).orderBy('id').execute()
+
+describe('the waitlist of a full start', () => {
+  it('first come, first served: the first in line is told when a place frees; two clients, last place: one pays', async () => {
+    const p = await paidSlot('wl', W1)
+    const sec = (d: Date) => Math.floor(d.getTime() / 1000)
+    const [q1, q2] = [w.tg.user({ language_code: 'en' }), w.tg.user({ language_code: 'en' })]
+    await w.tg.push(TEST_BOT_ID, w.tg.callback(q1, 'tf:slots:wl'))
+    const picker = await w.tg.waitFor(['editMessageText', 'sendMessage'], (m) => m.chat_id === q1.id)
+    expect(JSON.stringify(picker.payload.reply_markup)).toContain(`wl:join:wl:${sec(W1)}`)
+    for (const [u, n] of [
+      [q1, 1],
+      [q2, 2],
+    ] as const) {
+      await w.tg.push(TEST_BOT_ID, w.tg.callback(u, `wl:join:wl:${sec(W1)}`))
+      await w.tg.waitForSent(u.id, new RegExp(`on the waitlist for the start .*number ${n} in line`))
+    }
+    await w.tg.push(TEST_BOT_ID, w.tg.callback(q1, `wl:join:wl:${sec(W1)}`))
+    await w.tg.waitForSent(q1.id, /already on the waitlist .*number 1/)
+
+    // The paying client moves to W2: W1's place frees, q1 (first) is told, q2 still waits.
+    const moved = await moveStart(w.deps, w.t.desk, {
+      orderId: p.o.orderId,
+      userId: p.u.id,
+      to: W2,
+      updateId: 800_000_001,
+    })
+    expect(moved.ok).toBe(true)
+    await w.tg.waitForSent(q1.id, /A place has freed up for “Tariff wl”/)
+    const key = accountForSlot(w.t.desk, findTariff(w.t.desk, 'wl')!, W1).key
+    expect((await entries(key)).map((e) => [e.user_id, e.state])).toEqual([
+      [q1.id, 'notified'],
+      [q2.id, 'waiting'],
+    ])
+    expect(w.tg.sentTo(q2.id).filter((m) => /freed up/.test(String(m.text)))).toHaveLength(0)
+
+    // Both want the last place at once: the ledger's lock at pre-checkout lets exactly one through.
+    const o1 = await buy(w, q1, 'wl', W1)
+    const o2 = await buy(w, q2, 'wl', W1)
+    const answers = await Promise.all([preCheckout(w, q1, o1), preCheckout(w, q2, o2)])
+    expect(answers.filter((a) => a.ok)).toHaveLength(1)
+  })
+
+  it('two places freed at once tell two different clients, each once', async () => {
+    const a = await paidSlot('wl2', V1)
+    const b = await paidSlot('wl2', V1)
+    const sec = Math.floor(V1.getTime() / 1000)
+    const waiting = [
+      w.tg.user({ language_code: 'en' }),
+      w.tg.user({ language_code: 'en' }),
+      w.tg.user({ language_code: 'en' }),
+    ]
+    for (const u of waiting) {
+      await w.tg.push(TEST_BOT_ID, w.tg.callback(u, `wl:join:wl2:${sec}`))
+      await w.tg.waitForSent(u.id, /on the waitlist/)
+    }
+    const paymentOf = async (p: typeof a) => (await orderState(w.deps, p.o.orderId)).payments[0]!.id
+    const [pa, pb] = [await paymentOf(a), await paymentOf(b)]
+    const results = await Promise.all(
+      [pa, pb].map((id) => refundPayment(w.deps, w.t.desk, { paymentId: id }, { id: 1, source: 'admin' })),
+    )
+    expect(results.map((r) => r.status)).toEqual(['refunded', 'refunded'])
+    const key = accountForSlot(w.t.desk, findTariff(w.t.desk, 'wl2')!, V1).key
+    expect((await entries(key)).map((e) => e.state)).toEqual(['notified', 'notified', 'waiting'])
+    for (const u of waiting.slice(0, 2)) await w.tg.waitForSent(u.id, /A place has freed up/)
+    expect(await free('wl2', V1)).toBe(2)
   })
 })

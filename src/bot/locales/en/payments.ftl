@@ -29,7 +29,7 @@ btn-pick-slot = 🗓 Choose a start time
 btn-all-tariffs = « All tariffs
 btn-slot = {$at} · {$left} left
 slots-pick = {$title}: choose when your window starts. The place is held for you while you pay.
-slots-none = {$title}: all announced start times are taken. Please look again later or choose another tariff.
+slots-none = {$title}: all announced start times are taken. Join the waitlist of a start below, look again later or choose another tariff.
 order-slot-chosen = Start: {$at}. The place is held for {$hold} minutes once you open the payment.
 invoice-description-immediate = Consultation: { $appeals ->
         [one] {$appeals} question
@@ -166,3 +166,11 @@ change-refused-not-waiting = This order is not a scheduled start waiting to begi
 change-refused-too-late = Moving or cancelling was possible until {$deadline}; the start is too close now. For a problem write to /paysupport.
 change-refused-slot-gone = This start is not offered any more. Please choose another one.
 change-refused-slot-full = This start has just been taken. Please choose another one.
+
+# The waitlist of a full start (src/bot/features/waitlist.ts, src/orders/waitlist.ts).
+waitlist-btn = 🔔 {$at} · full — join the waitlist
+waitlist-joined = 🔔 You are on the waitlist for the start {$at}: number {$position} in line. We will write when a place frees up (first come, first served).
+waitlist-already = 🔔 You are already on the waitlist for the start {$at}: number {$position} in line.
+waitlist-refused-gone = This start is not offered any more.
+waitlist-refused-not-full = This start has a free place right now: you can book it directly.
+waitlist-place-free = 🔔 A place has freed up for “{$title}” starting {$at}. Book it in /tariffs while it is free: the first to pay gets it.
