@@ -1,6 +1,6 @@
 import { DateTime } from 'luxon'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { buy, orderState, type PayWorld, preCheckout, startPayWorld } from './payments-support'
+import { buy, orderState, type PayWorld, pay, preCheckout, startPayWorld } from './payments-support'
 
 /**
  * Daily places count working days only (issue 14): the desk below works on one weekday only, two days from now. An
@@ -34,5 +34,9 @@ describe('working days', () => {
     // The client was told before the invoice when the answer clock starts (the desk's next opening).
     const warning = await w.tg.waitForSent(u.id, /The desk is closed now/, { since })
     expect(warning.text).toContain(workDay.toFormat('d'))
+    // Paid: the activation says when the first answer can come.
+    await pay(w, u, o)
+    const active = await w.tg.waitForSent(u.id, /is active/)
+    expect(active.text).toMatch(/the expert's answers start when it opens, .*10:00/)
   })
 })

@@ -69,6 +69,7 @@ consultation-activated =
     ✅ Your consultation “{$title}” is active.
     Window: {$start} — {$end}.
     Send your question here; details sent in further messages belong to it until the answer comes. Each accepted question is answered within {$sla} of business time. Questions accepted before the window closes are answered after it too.
+consultation-activated-closed = ⏳ The desk is closed now: the expert's answers start when it opens, {$opens}. You can send your question already; its answer clock starts then.
 pay-confirm-on-request =
     ✅ Payment received: {$amount} ⭐ for “{$title}”.
     Your {$window} window starts when you press “Start” (while the desk is open, until {$startBy}). Prepare your task and press Start when you are ready.
