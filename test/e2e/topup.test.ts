@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { closeEarly } from '../../src/consultations/desk.service'
+import { runClosingSoon } from '../../src/lifecycle/window.service'
 import { refundPayment } from '../../src/payments/refunds'
 import { recordSuccessfulPayment } from '../../src/payments/successful-payment'
 import {
@@ -181,6 +182,30 @@ describe('top-up: more questions', () => {
       expect(results.filter((r) => r.status === 'duplicate')).toHaveLength(49)
       expect((await appealsAccount(consultationId)).granted).toBe(3)
     }
+  })
+})
+
+describe('top-up offered in "closes soon"', () => {
+  it("the notice carries the tariff's top-up buttons", async () => {
+    const { client, consultationId } = await consultationWithTopic(
+      w,
+      { language_code: 'en' },
+      { tariff: 'tq' },
+    )
+    const c = await w.deps.db
+      .selectFrom('consultation')
+      .select('access_until')
+      .where('id', '=', consultationId)
+      .executeTakeFirstOrThrow()
+    const r = await runClosingSoon(
+      w.deps,
+      { consultationId, accessUntil: c.access_until!.toISOString() },
+      { now: new Date(c.access_until!.getTime() - 10 * 60_000) },
+    )
+    expect(r).toBe('sent')
+    const notice = await w.tg.waitForSent(client.id, /closes soon/)
+    expect(notice.text).toContain('You can top up this consultation')
+    expect(JSON.stringify(notice.reply_markup)).toContain(`tu:${consultationId}:1`)
   })
 })
 
