@@ -5,13 +5,13 @@ import type { Deps } from '../deps'
 import type { Outbox } from '../jobs/jobs'
 import { notify } from '../telegram/notify'
 import { formatInstant } from '../time/format'
-import { freePlaces } from './capacity'
-import { accountForSlot } from './orders.service'
+import { freePlaces, slotAccount } from './capacity'
 import { announcedSlot, findTariff } from './tariffs'
 
 /**
  * The waitlist of a full start (issue 14). A client joins for an announced slot with no free place; when a place of
- * it frees up (a start moved away, or refunded before it began: `placeFreed`, called in that transaction), the
+ * it frees up (a start moved away, refunded before it began, or a pre-checkout hold that lapsed: `placeFreed`, called
+ * in that transaction), the
  * first waiting client is told, first come first served: the entry is taken under a row lock (SKIP LOCKED, so two
  * places freed at once tell two different clients) and marked notified in the same transaction as the freeing. The
  * place itself is not reserved for them: they buy it the usual way, and the ledger's lock at pre-checkout decides
@@ -30,7 +30,7 @@ export async function joinWaitlist(
   const tariff = findTariff(desk, input.tariffCode)
   const at = tariff ? announcedSlot(tariff, input.slot) : undefined
   if (!tariff || !at || at.getTime() <= Date.now()) return { ok: false, code: 'gone' }
-  const account = accountForSlot(desk, tariff, at)
+  const account = slotAccount(desk, tariff.code, tariff.slotCapacity, at, Math.round(tariff.windowHours * 60))
   return deps.db.transaction().execute(async (trx): Promise<JoinResult> => {
     const [left] = await freePlaces(trx, desk.botId, [account])
     if ((left ?? 0) > 0) return { ok: false, code: 'not-full' }

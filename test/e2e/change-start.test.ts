@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { runScheduledStart } from '../../src/consultations/start.service'
 import { freePlaces } from '../../src/orders/capacity'
-import { accountForSlot } from '../../src/orders/orders.service'
+import { accountForSlot, sweepOrders } from '../../src/orders/orders.service'
 import { findTariff } from '../../src/orders/tariffs'
 import { moveStart } from '../../src/payments/change-start'
 import { refundPayment } from '../../src/payments/refunds'
@@ -32,6 +32,7 @@ const ROUNDS = 5
 const W1 = new Date(base + 6 * HOUR)
 const W2 = new Date(base + 7 * HOUR)
 const V1 = new Date(base + 8 * HOUR)
+const W3 = new Date(base + 9 * HOUR)
 const RACE = Array.from({ length: 3 * ROUNDS }, (_, i) => new Date(base + (72 + i) * HOUR))
 
 let w: PayWorld
@@ -48,7 +49,7 @@ beforeAll(async () => {
       tariff({
         code: 'wl',
         startMode: 'scheduled',
-        slots: [W1, W2].map((d) => d.toISOString()),
+        slots: [W1, W2, W3].map((d) => d.toISOString()),
         slotCapacity: 1,
       }),
       tariff({ code: 'wl2', startMode: 'scheduled', slots: [V1.toISOString()], slotCapacity: 2 }),
@@ -241,5 +242,22 @@ describe('the waitlist of a full start', () => {
     expect((await entries(key)).map((e) => e.state)).toEqual(['notified', 'notified', 'waiting'])
     for (const u of waiting.slice(0, 2)) await w.tg.waitForSent(u.id, /A place has freed up/)
     expect(await free('wl2', V1)).toBe(2)
+  })
+
+  it('a held place that lapses unpaid tells the first waiting client (the order sweeper)', async () => {
+    const holder = w.tg.user({ language_code: 'en' })
+    const o = await buy(w, holder, 'wl', W3)
+    expect((await preCheckout(w, holder, o)).ok).toBe(true)
+    const q = w.tg.user({ language_code: 'en' })
+    await w.tg.push(TEST_BOT_ID, w.tg.callback(q, `wl:join:wl:${Math.floor(W3.getTime() / 1000)}`))
+    await w.tg.waitForSent(q.id, /number 1 in line/)
+    await w.deps.db
+      .updateTable('orders')
+      .set({ hold_expires_at: new Date(Date.now() - 60_000) })
+      .where('id', '=', o.orderId)
+      .execute()
+    await sweepOrders(w.deps)
+    await w.tg.waitForSent(q.id, /A place has freed up/)
+    expect(await free('wl', W3)).toBe(1)
   })
 })
