@@ -7,6 +7,7 @@ import { conversationStorage } from '../payments/conversation-storage'
 import { installTransformers } from '../telegram/api'
 import type { BotContext } from './context'
 import { adminPaymentsFeature } from './features/admin-payments'
+import { changeStartFeature } from './features/change-start'
 import { dashboardFeature } from './features/dashboard'
 import { deskFeature } from './features/desk'
 import { draftingFeature } from './features/drafting'
@@ -15,6 +16,7 @@ import { fallbackFeature } from './features/fallback'
 import { answerPreCheckout, paymentsFeature, preCheckoutAnswer } from './features/payments'
 import { paysupportFeature } from './features/paysupport'
 import { privacyFeature } from './features/privacy'
+import { ratingFeature } from './features/rating'
 import { reportFeature } from './features/report'
 import { staffFeature } from './features/staff'
 import { startFeature } from './features/start'
@@ -22,7 +24,9 @@ import { statusFeature } from './features/status'
 import { subscriptionsFeature } from './features/subscriptions'
 import { tariffsFeature } from './features/tariffs'
 import { termsFeature } from './features/terms'
+import { topUpFeature } from './features/topup'
 import { transcriptFeature } from './features/transcript'
+import { waitlistFeature } from './features/waitlist'
 import { supportedLanguage } from './i18n'
 
 /**
@@ -36,6 +40,10 @@ function features(): Composer<BotContext>[] {
   return [
     paymentsFeature,
     paysupportFeature,
+    ratingFeature,
+    topUpFeature,
+    changeStartFeature,
+    waitlistFeature,
     startFeature,
     tariffsFeature,
     statusFeature,
@@ -115,7 +123,18 @@ export function createBot(deps: Deps, desk: DeskRuntime, botInfo?: UserFromGetMe
 export async function setCommands(bot: Bot<BotContext>, deps: Deps, desk: DeskRuntime): Promise<void> {
   const list = (lang: string) =>
     [
-      ...(['start', 'tariffs', 'status', 'transcript', 'help', 'terms', 'privacy', 'paysupport'] as const),
+      ...([
+        'start',
+        'tariffs',
+        'status',
+        'transcript',
+        'timezone',
+        'help',
+        'terms',
+        'privacy',
+        'paysupport',
+        'cancel',
+      ] as const),
       // Support plans (src/subscriptions): only when the desk sells one.
       ...((desk.plans?.length ?? 0) > 0 ? (['plan'] as const) : []),
     ].map((c) => ({

@@ -1,6 +1,6 @@
-import { IANAZone } from 'luxon'
+import { DateTime, IANAZone } from 'luxon'
 import { z } from 'zod'
-import { compileSchedule, ScheduleConfigError, WEEKDAYS } from '../time/business-time'
+import { compileSchedule, isOpen, ScheduleConfigError, WEEKDAYS } from '../time/business-time'
 
 /**
  * Every object is strict (z.strictObject): an unknown key, a typo such as `mod: webhook`, is an error naming it.
@@ -74,6 +74,35 @@ const tariff = z.strictObject({
     .default({ kind: 'none' }),
   /** The expert (a Telegram user id of staff) who owns every consultation of this tariff (src/experts). */
   expert: z.number().int().positive().optional(),
+  /** What a refund does to questions already accepted: 'deliver' (answers still come) or 'stop' (all ends). */
+  refundPolicy: z.enum(['deliver', 'stop']).default('deliver'),
+  /** scheduled: the client may move the start or cancel (refunded) until this many hours before it. */
+  changeCutoffHours: z.number().nonnegative().default(24),
+  /**
+   * Top-ups a client may buy inside an active consultation of this tariff (offered when questions run out and in
+   * the "closes soon" notice): more questions, or more hours of window, each for a price in Stars.
+   */
+  topUps: z
+    .array(
+      z.discriminatedUnion('kind', [
+        z.strictObject({
+          kind: z.literal('questions'),
+          questions: z.number().int().positive().max(100),
+          priceStars: z.number().int().positive().max(100_000),
+        }),
+        z.strictObject({
+          kind: z.literal('hours'),
+          hours: z
+            .number()
+            .int()
+            .positive()
+            .max(24 * 30),
+          priceStars: z.number().int().positive().max(100_000),
+        }),
+      ]),
+    )
+    .max(4)
+    .default([]),
 })
 export type TariffConfig = z.infer<typeof tariff>
 
@@ -215,8 +244,9 @@ const desk = z
           message: 'a scheduled tariff needs slots',
         })
     })
+    let compiled: ReturnType<typeof compileSchedule> | undefined
     try {
-      compileSchedule(d.schedule)
+      compiled = compileSchedule(d.schedule)
     } catch (e) {
       if (!(e instanceof ScheduleConfigError)) throw e
       ctx.addIssue({ code: 'custom', path: ['schedule'], message: e.message })
@@ -233,6 +263,24 @@ const desk = z
           message: `duplicate plan code "${p.code}"`,
         })
       planCodes.add(p.code)
+    })
+    // A scheduled tariff's slots must start while the desk works (not on a holiday, not outside its hours).
+    d.tariffs.forEach((t, i) => {
+      t.slots.forEach((s, j) => {
+        const at = DateTime.fromISO(s, { setZone: true })
+        if (!at.isValid || !/[zZ]|[+-]\d\d:?\d\d$/.test(s))
+          ctx.addIssue({
+            code: 'custom',
+            path: ['tariffs', i, 'slots', j],
+            message: `"${s}" is not an ISO instant with an offset (e.g. 2026-12-07T10:00:00+03:00)`,
+          })
+        else if (compiled && !isOpen(compiled, at.toJSDate()))
+          ctx.addIssue({
+            code: 'custom',
+            path: ['tariffs', i, 'slots', j],
+            message: `"${s}" is outside the desk's working hours (schedule: weekly hours, holidays)`,
+          })
+      })
     })
     const codes = new Set<string>()
     d.tariffs.forEach((t, i) => {

@@ -14,7 +14,10 @@ import {
   updateOrder,
 } from '../orders/orders.repository'
 import { notify } from '../telegram/notify'
+import { isOpen, nextOpening } from '../time/business-time'
 import { windowParams } from '../time/client-time'
+import { formatInstant } from '../time/format'
+import { deskSchedule } from '../time/schedule'
 import { consultationActivatedQueue, scheduleWindowJobs } from './consultations.jobs'
 
 /**
@@ -92,12 +95,25 @@ export async function activateConsultation(
   await outbox.send(consultationActivatedQueue, { consultationId: c.id })
   await scheduleWindowJobs(outbox, desk, updated)
   const zone = await clientZone(trx, desk, order.user_id)
+  // Started while the desk is closed (an immediate tariff bought outside hours): when the first answer can come.
+  const schedule = deskSchedule(desk)
+  const closed = !isOpen(schedule, startsAt)
   await notify(outbox, {
     botId: desk.botId,
     chatId: order.user_id,
     lang: order.lang,
     key: 'consultation-activated',
     params: { title: order.title, ...windowParams(updated, order, zone) },
+    ...(closed
+      ? {
+          more: [
+            {
+              key: 'consultation-activated-closed',
+              params: { opens: formatInstant(nextOpening(schedule, startsAt), zone, order.lang) },
+            },
+          ],
+        }
+      : {}),
     replyMarkup: {
       inline_keyboard: [[{ text: deps.i18n.t(order.lang, 'tz-change-button'), callback_data: 'tz:menu' }]],
     },

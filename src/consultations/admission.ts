@@ -9,6 +9,7 @@ import type { Outbox } from '../jobs/jobs'
 import type { Refusal as LedgerRefusal } from '../ledger/ledger.model'
 import { LedgerTx } from '../ledger/ledger.service'
 import { APPEALS_UNIT, CONSULTATION_SCOPE } from '../orders/allowances'
+import { topUpButtons } from '../orders/topups'
 import { type ContentType, contentTypeOf, storedContent } from '../routing/content'
 import { clearClientBlocked, ensureDeskConsultation } from '../routing/desk-consultation.repository'
 import { insertItem, requeueBlocked } from '../routing/messages.repository'
@@ -91,7 +92,7 @@ export async function admitClientMessage(
     const plan = await planWithoutAttachments(deps, desk, m.from.id)
     if (plan)
       return deps.jobs.transaction(deps.db, (trx, outbox) =>
-        refuse(trx, outbox, desk, m, type, input.lang, planRow(plan.consultationId), {
+        refuse(trx, outbox, deps, desk, m, type, input.lang, planRow(plan.consultationId), {
           reason: 'not_in_plan',
           numbers: { feature: 'attachments', plan: plan.code },
         }),
@@ -184,9 +185,9 @@ async function admit(
   const content = args.content
   const a = await callAdmit(trx, false, args)
   if (a.o_outcome === 'none')
-    return refuse(trx, outbox, desk, m, type, lang, a, { reason: 'no_consultation', numbers: {} })
+    return refuse(trx, outbox, deps, desk, m, type, lang, a, { reason: 'no_consultation', numbers: {} })
   if (a.o_outcome === 'duplicate' || a.o_outcome === 'retry') return { status: 'duplicate' }
-  if (a.o_outcome === 'refused') return refuse(trx, outbox, desk, m, type, lang, a, accessRefusal(a))
+  if (a.o_outcome === 'refused') return refuse(trx, outbox, deps, desk, m, type, lang, a, accessRefusal(a))
   const c = { id: a.o_consultation_id!, bot_id: desk.botId, user_id: userId }
   const checkedAt = a.o_checked_at!
 
@@ -214,7 +215,7 @@ async function admit(
       at: checkedAt,
       ttlSeconds: APPEAL_HOLD_TTL_SECONDS,
     })
-    if (!r.admitted) return refuse(trx, outbox, desk, m, type, lang, a, ledgerRefusal(deps, c.id, r))
+    if (!r.admitted) return refuse(trx, outbox, deps, desk, m, type, lang, a, ledgerRefusal(deps, c.id, r))
     const slaMinutes = a.o_sla_minutes!
     const dueAt = appealDueAt(desk, checkedAt, slaMinutes)
     const number = (a.o_last_appeal_number ?? 0) + 1
@@ -350,6 +351,7 @@ function ledgerRefusal(deps: Deps, consultationId: number, r: LedgerRefusal): Ad
 async function refuse(
   trx: Trx,
   outbox: Outbox,
+  deps: Deps,
   desk: DeskRuntime,
   m: Message,
   type: ContentType,
@@ -385,13 +387,21 @@ async function refuse(
       zone,
       lang,
     )
+  // No questions left: the tariff's top-ups are offered with the refusal (src/orders/topups.ts).
+  const offer =
+    refusal.reason === 'no_appeals' && a.o_consultation_id
+      ? await topUpOffer(trx, deps, desk, a.o_consultation_id, lang)
+      : []
   await notify(outbox, {
     botId: desk.botId,
     chatId: m.chat.id,
     lang,
     key: text.key,
     params: text.params,
-    ...(text.more ? { more: text.more } : {}),
+    ...(text.more || offer.length
+      ? { more: [...(text.more ?? []), ...(offer.length ? [{ key: 'topup-offer' }] : [])] }
+      : {}),
+    ...(offer.length ? { replyMarkup: { inline_keyboard: offer } } : {}),
     dedupeKey: `desk:refused:${desk.botId}:${m.chat.id}:${m.message_id}`,
   })
   return { status: 'refused', consultationId: a.o_consultation_id, refusal }
@@ -415,6 +425,18 @@ async function clientIsBack(
     { count: again.length },
     `desk:note:back:${c.id}:${again[0]!.id}`,
   )
+}
+
+/** The buttons of the consultation's tariff's top-ups (none when it offers none). */
+async function topUpOffer(trx: Trx, deps: Deps, desk: DeskRuntime, consultationId: number, lang: string) {
+  const o = await trx
+    .selectFrom('consultation as c')
+    .innerJoin('orders as o', 'o.id', 'c.order_id')
+    .select('o.tariff_code')
+    .where('c.id', '=', consultationId)
+    .executeTakeFirst()
+  if (!o) return []
+  return topUpButtons((l, k, p) => deps.i18n.t(l, k, p), desk, o.tariff_code, lang, consultationId)
 }
 
 export type { ContentType }

@@ -22,6 +22,7 @@ import { notify } from '../telegram/notify'
 import { formatInstant } from '../time/format'
 import { scheduleWindowJobs } from './consultations.jobs'
 import { openAppeal } from './desk.repository'
+import { ratingKeyboard } from './ratings'
 
 /**
  * The desk's service API: what staff commands do, and what the SLA, lifecycle and drafting code calls. Everything
@@ -281,6 +282,8 @@ export async function closeEarly(
       chatId: c.user_id,
       lang: c.lang,
       key: 'desk-closed-early',
+      more: [{ key: 'rating-ask' }],
+      replyMarkup: ratingKeyboard((l, k, p) => deps.i18n.t(l, k, p), c.lang, c.id),
       dedupeKey: `desk:closed-early:${c.id}`,
     })
     await postToTopic(trx, outbox, {

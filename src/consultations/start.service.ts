@@ -153,12 +153,21 @@ export async function runScheduledStart(
   deps: Deps,
   data: { consultationId: number; startsAt: string },
 ): Promise<void> {
-  await deps.jobs.transaction(deps.db, (trx, outbox) =>
-    activateConsultation(trx, outbox, deps, {
+  await deps.jobs.transaction(deps.db, async (trx, outbox) => {
+    // A start the client moved (src/payments/change-start.ts) leaves its old job behind: it starts nothing.
+    const o = await trx
+      .selectFrom('consultation as c')
+      .innerJoin('orders as o', 'o.id', 'c.order_id')
+      .select(['o.start_mode', 'o.slot_start'])
+      .where('c.id', '=', data.consultationId)
+      .executeTakeFirst()
+    if (o?.start_mode === 'scheduled' && o.slot_start && o.slot_start.getTime() !== Date.parse(data.startsAt))
+      return
+    await activateConsultation(trx, outbox, deps, {
       consultationId: data.consultationId,
       startsAt: new Date(data.startsAt),
       actorId: null,
       reason: 'scheduled',
-    }),
-  )
+    })
+  })
 }

@@ -6,7 +6,7 @@ import type { Deps } from '../deps'
 import { BUDGET_UNITS, DESK_SCOPE } from '../drafting/drafting.service'
 import { monthlyPeriod } from '../ledger/ledger.periods'
 import { findAccountByKey } from '../ledger/ledger.repository'
-import { responseByExpert } from '../reports/reports.repository'
+import { ratingsByExpert, responseByExpert } from '../reports/reports.repository'
 import { buildReport } from '../reports/reports.service'
 import { appealsByWeek, draftsByDay, revenueByDay, type SeriesRange } from '../reports/series.repository'
 import type { Viewer } from './access'
@@ -19,11 +19,15 @@ import { DashboardError, dayRange, iso, OVERVIEW_DAYS } from './dashboard.servic
  */
 
 /**
- * Ratings of answers per expert. There are none yet: consultations get owner experts and client ratings later
- * (issue 14). Until then the page shows "no ratings yet"; this is where their numbers will come from.
+ * Client ratings of consultations per answering expert (average and count), from the same query as /report; null
+ * while the range has none (the page then shows "no ratings yet"). Ratings nobody answered are left out here.
  */
-export async function ratingsSummary(_db: Db, _r: SeriesRange): Promise<RatingsDto | null> {
-  return null
+export async function ratingsSummary(db: Db, r: SeriesRange): Promise<RatingsDto | null> {
+  const rows = await ratingsByExpert(db, r)
+  const byExpert = rows.flatMap((x) =>
+    x.expertId === null ? [] : [{ staffId: x.expertId, count: x.count, average: x.average }],
+  )
+  return byExpert.length ? { byExpert } : null
 }
 
 /** The desk's monthly drafting budget as the ledger holds it for the month containing `now`. */

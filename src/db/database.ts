@@ -1,6 +1,7 @@
 import type { Kysely, Transaction } from 'kysely'
 import type { ClientTables } from '../clients/clients.tables'
 import type { DeskConsultationTables } from '../consultations/desk.tables'
+import type { RatingTables } from '../consultations/ratings.tables'
 import type { DisputeTables } from '../disputes/disputes.tables'
 import type { DraftingTables } from '../drafting/drafting.tables'
 import type { ExpertTables } from '../experts/experts.tables'
@@ -9,6 +10,7 @@ import type { InstanceTables } from '../jobs/instances.tables'
 import type { LedgerTables } from '../ledger/ledger.tables'
 import type { LifecycleTables } from '../lifecycle/lifecycle.tables'
 import type { OrderTables } from '../orders/orders.tables'
+import type { WaitlistTables } from '../orders/waitlist.tables'
 import type { RoutingTables } from '../routing/routing.tables'
 import type { SubscriptionTables } from '../subscriptions/subscriptions.tables'
 import type { OutboundTables } from '../telegram/outbound.tables'
@@ -25,6 +27,8 @@ export interface Database
     DisputeTables,
     LedgerTables,
     DeskConsultationTables,
+    RatingTables,
+    WaitlistTables,
     RoutingTables,
     DraftingTables,
     LifecycleTables,

@@ -2,6 +2,7 @@ import { audit } from '../audit/audit'
 import { clientZone } from '../clients/clients.service'
 import { outboxOf, scheduleWindowJobs, type WindowJob } from '../consultations/consultations.jobs'
 import { postToTopic, refreshTopic } from '../consultations/desk.service'
+import { ratingKeyboard } from '../consultations/ratings'
 import { clockNow } from '../db/clock'
 import type { Deps } from '../deps'
 import { errorSummary } from '../jobs/jobs'
@@ -9,6 +10,7 @@ import { Ledger } from '../ledger/ledger.service'
 import { APPEALS_UNIT, CONSULTATION_SCOPE } from '../orders/allowances'
 import { canTransition, lockOrder, moveOrder } from '../orders/order-state'
 import { consultationView, lockConsultationView } from '../orders/orders.repository'
+import { topUpButtons } from '../orders/topups'
 import { activeRoute } from '../routing/routes.repository'
 import { isTopicUnusable } from '../telegram/api'
 import { notify } from '../telegram/notify'
@@ -70,6 +72,8 @@ export async function runClosingSoon(
     )
     const zone = await clientZone(trx, desk, v.user_id)
     const open = await openAppealsOf(trx, v.id)
+    // The tariff's top-ups (more questions, more hours), offered before the window closes.
+    const offer = topUpButtons((l, k, p) => deps.i18n.t(l, k, p), desk, v.tariff_code, v.lang, v.id)
     await notify(outbox, {
       botId: desk.botId,
       chatId: v.user_id,
@@ -82,9 +86,17 @@ export async function runClosingSoon(
         appealsLeft: acc ? Math.max(0, acc.available) : 0,
         appealsTotal: acc?.granted ?? v.appeals,
       },
-      ...(open.length
-        ? { more: [{ key: 'lifecycle-closing-soon-open', params: { count: open.length } }] }
+      ...(open.length || offer.length
+        ? {
+            more: [
+              ...(open.length
+                ? [{ key: 'lifecycle-closing-soon-open', params: { count: open.length } }]
+                : []),
+              ...(offer.length ? [{ key: 'topup-offer' }] : []),
+            ],
+          }
         : {}),
+      ...(offer.length ? { replyMarkup: { inline_keyboard: offer } } : {}),
       dedupeKey: `lifecycle:${v.id}:closing-soon:${v.access_until.getTime()}`,
     })
     return 'sent'
@@ -144,10 +156,14 @@ export async function runWindowClose(
       lang: v.lang,
       key: 'lifecycle-closed',
       params: { title: v.title, end: formatInstant(v.access_until, zone, v.lang) },
-      ...(open.length ? { more: [{ key: 'lifecycle-closed-open', params: { count: open.length } }] } : {}),
+      more: [
+        ...(open.length ? [{ key: 'lifecycle-closed-open', params: { count: open.length } }] : []),
+        { key: 'rating-ask' },
+      ],
       replyMarkup: {
         inline_keyboard: [
           [{ text: deps.i18n.t(v.lang, 'transcript-button'), callback_data: `tr:get:${v.id}` }],
+          ...ratingKeyboard((l, k, p) => deps.i18n.t(l, k, p), v.lang, v.id).inline_keyboard,
         ],
       },
       dedupeKey: `lifecycle:${v.id}:closed`,

@@ -3,12 +3,15 @@ import type { DeskRuntime } from '../config/load'
 import type { Db, Trx } from '../db/database'
 import type { ReserveResult } from '../ledger/ledger.model'
 import { LedgerTx } from '../ledger/ledger.service'
+import { nextOpening } from '../time/business-time'
+import { deskSchedule } from '../time/schedule'
 
 /**
  * How many consultations a desk starts, as quota-ledger accounts (issue 3). What a "place" is:
  *
- * - immediate: `day:<tariff>:<YYYY-MM-DD>` — the tariff's `dailyCapacity` starts per desk-local calendar day. The day
- *   is the one the pre-checkout happens on (the window starts at payment, seconds later).
+ * - immediate: `day:<tariff>:<YYYY-MM-DD>` — the tariff's `dailyCapacity` starts per desk-local working day. The day
+ *   is the one the pre-checkout happens on (the window starts at payment, seconds later), or on a day without
+ *   working hours the next working day (see workingDay).
  * - scheduled: `slot:<tariff>:<epoch ms>` — the tariff's `slotCapacity` clients per announced slot.
  * - on_request: nothing is held at pre-checkout (the start day is unknown); pressing Start takes a place of that
  *   day's `day:` account, and is refused with the next free day when the day is full.
@@ -43,9 +46,29 @@ function localDay(zone: string, at: Date): { start: number; end: number; iso: st
   return d
 }
 
-/** The desk-local calendar day containing `at`: its start and end instants and its ISO date. */
+/** The desk-local working day whose places a start at `at` takes: its start and end instants and its ISO date. */
 export function deskDay(desk: DeskRuntime, at: Date): { start: number; end: number; iso: string } {
-  return localDay(desk.schedule.timezone, at)
+  return workingDay(desk, at)
+}
+
+/**
+ * Daily places count working days only (issue 14): a day without working hours (a weekend, a holiday) has no
+ * places of its own; a start on it takes a place of the next working day, the day its answers begin. A working day
+ * is its own. Remembered per desk for the last day asked (every pre-checkout of a day asks for the same one).
+ */
+const lastWorkingDay = new WeakMap<
+  DeskRuntime,
+  { from: number; to: number; day: ReturnType<typeof localDay> }
+>()
+function workingDay(desk: DeskRuntime, at: Date): { start: number; end: number; iso: string } {
+  const zone = desk.schedule.timezone
+  const t = at.getTime()
+  const hit = lastWorkingDay.get(desk)
+  if (hit && hit.from <= t && t < hit.to) return hit.day
+  const own = localDay(zone, at)
+  const day = localDay(zone, nextOpening(deskSchedule(desk), new Date(own.start)))
+  lastWorkingDay.set(desk, { from: own.start, to: own.end, day })
+  return day
 }
 
 export function dayAccount(
@@ -54,7 +77,7 @@ export function dayAccount(
   capacity: number,
   at: Date,
 ): CapacityAccount {
-  const day = localDay(desk.schedule.timezone, at)
+  const day = workingDay(desk, at)
   return {
     key: `day:${tariffCode}:${day.iso}`,
     capacity,
@@ -218,6 +241,24 @@ export async function takeCapacity(
   if (!held.ok) return held
   const committed = await commitHold(trx, requestId)
   return committed ? held : { ok: false, reason: 'refused', detail: 'commit refused' }
+}
+
+/**
+ * Gives a place taken for good back to its day or slot (a start moved elsewhere, or refunded before it began): one
+ * more unit granted on the account, idempotent by `requestId`.
+ */
+export async function returnPlace(trx: Trx, botId: number, account: CapacityAccount, requestId: string) {
+  const g = await ledger(trx).grant({
+    requestId,
+    scope: CAPACITY_SCOPE,
+    subject: subjectOf(botId, account),
+    unit: CAPACITY_UNIT,
+    periodStart: account.periodStart,
+    periodEnd: account.periodEnd,
+    timeZone: account.timeZone,
+    amount: 1,
+  })
+  if (!g.ok) throw new Error(`capacity ${account.key}: place not returned (${g.reason})`)
 }
 
 /** Free places per account (the configured capacity for an account not opened yet). */

@@ -97,31 +97,36 @@ export function lockStaleUnpaid(trx: Trx, hours: number, limit: number) {
 }
 
 export function listUserOrders(q: Q, botId: number, userId: number, limit = 10) {
-  return q
-    .selectFrom('orders as o')
-    .leftJoin('consultation as c', 'c.order_id', 'o.id')
-    .select([
-      'o.id',
-      'o.title',
-      'o.state',
-      'o.price_stars',
-      'o.start_mode',
-      'o.slot_start',
-      'o.needs_start_date',
-      'o.start_by',
-      'o.paid_at',
-      'o.created_at',
-      'c.id as consultation_id',
-      'c.state as consultation_state',
-      'c.starts_at',
-      'c.access_until',
-    ])
-    .where('o.bot_id', '=', botId)
-    .where('o.user_id', '=', userId)
-    .where('o.state', '<>', 'cancelled')
-    .orderBy('o.created_at', 'desc')
-    .limit(limit)
-    .execute()
+  return (
+    q
+      .selectFrom('orders as o')
+      .leftJoin('consultation as c', 'c.order_id', 'o.id')
+      .select([
+        'o.id',
+        'o.title',
+        'o.tariff_code',
+        'o.state',
+        'o.price_stars',
+        'o.start_mode',
+        'o.slot_start',
+        'o.needs_start_date',
+        'o.start_by',
+        'o.paid_at',
+        'o.created_at',
+        'c.id as consultation_id',
+        'c.state as consultation_state',
+        'c.starts_at',
+        'c.access_until',
+      ])
+      .where('o.bot_id', '=', botId)
+      .where('o.user_id', '=', userId)
+      .where('o.state', '<>', 'cancelled')
+      // Top-ups are parts of a consultation listed by its own order (their payments are in /paysupport's list).
+      .where('o.kind', '=', 'consultation')
+      .orderBy('o.created_at', 'desc')
+      .limit(limit)
+      .execute()
+  )
 }
 
 // ---------------------------------------------------------------------------------------------------------------

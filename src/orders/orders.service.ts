@@ -28,6 +28,7 @@ import {
   updateOrder,
 } from './orders.repository'
 import { announcedSlot, findTariff, snapshotTariff } from './tariffs'
+import { placeFreed } from './waitlist'
 
 /**
  * Orders: choosing a tariff (an order copies the tariff and pins the terms version), the capacity accounts and free
@@ -253,10 +254,14 @@ export interface SweepResult {
 export async function sweepOrders(deps: Deps, batch = 100): Promise<SweepResult> {
   const result: SweepResult = { holdsReleased: 0, cancelled: 0, startPeriodsEnded: 0 }
   for (;;) {
-    const n = await deps.jobs.transaction(deps.db, async (trx) => {
+    const n = await deps.jobs.transaction(deps.db, async (trx, outbox) => {
       const lapsed = await lockLapsedHolds(trx, batch)
       for (const o of lapsed) {
         if (o.hold_request_id) await releaseHold(trx, o.hold_request_id)
+        // A slot's place held and not paid is free again: the first on its waitlist is told.
+        const desk = deps.config.desks.find((d) => d.botId === o.bot_id)
+        if (desk && o.hold_request_id && o.capacity_key?.startsWith('slot:'))
+          await placeFreed(trx, outbox, desk, o.capacity_key)
         await moveOrder(trx, o, 'created')
         await updateOrder(trx, o.id, { hold_request_id: null, hold_expires_at: null })
         await audit(trx, {

@@ -10,13 +10,13 @@ export type OrderState =
   | 'cancelled'
   | 'refunded'
 /** What an order buys (migration 2026-12-01T0050); features that sell something else add their kind here. */
-export type OrderKind = 'consultation' | 'subscription' | 'subscription_upgrade'
+export type OrderKind = 'consultation' | 'subscription' | 'subscription_upgrade' | 'topup'
 export type ConsultationState = 'waiting' | 'active' | 'closed' | 'revoked'
 export type StartMode = TariffConfig['startMode']
 export type BreachPolicy = TariffConfig['breachPolicy']
 /** overpayment: a second, different payment for an order already paid; unmatched: no order of this desk. */
 export type PaymentKind = 'payment' | 'overpayment' | 'unmatched'
-export type RefundSource = 'admin' | 'telegram' | 'dispute'
+export type RefundSource = 'admin' | 'telegram' | 'dispute' | 'client'
 /** Refund policy for questions already accepted when a consultation is refunded. */
 export type RefundPolicy = 'deliver' | 'stop'
 
@@ -36,6 +36,13 @@ export interface OrderTables {
     start_mode: StartMode
     start_within_days: number | null
     breach_policy: JSONColumnType<BreachPolicy, string | undefined, string>
+    /** The tariff's refund policy when ordered (what the card promised). */
+    refund_policy: Generated<RefundPolicy>
+    /** kind 'topup': the consultation the top-up adds to (its questions or its window). */
+    topup_consultation_id: number | null
+    /** kind 'topup': the questions, or the hours of window, it adds (the other is 0). */
+    topup_questions: Generated<number>
+    topup_hours: Generated<number>
     terms_version: string
     lang: string
     slot_start: Date | null

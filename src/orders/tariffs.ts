@@ -2,7 +2,7 @@ import { DateTime } from 'luxon'
 import type { DeskRuntime } from '../config/load'
 import { pick } from '../config/load'
 import type { TariffConfig } from '../config/schema'
-import type { StartMode } from './orders.tables'
+import type { RefundPolicy, StartMode } from './orders.tables'
 
 /**
  * Tariffs as configured and what an order copies from them. An order is a snapshot: price, window, appeals, drafts,
@@ -24,6 +24,7 @@ export interface TariffSnapshot {
   start_mode: StartMode
   start_within_days: number | null
   breach_policy: string
+  refund_policy: RefundPolicy
   terms_version: string
   lang: string
 }
@@ -40,6 +41,7 @@ export function snapshotTariff(desk: DeskRuntime, t: TariffConfig, lang: string)
     start_mode: t.startMode,
     start_within_days: t.startMode === 'on_request' ? t.startWithinDays : null,
     breach_policy: JSON.stringify(t.breachPolicy),
+    refund_policy: t.refundPolicy,
     terms_version: desk.terms.version,
     lang,
   }

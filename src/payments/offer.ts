@@ -62,6 +62,7 @@ export function tariffCard(
       hours: weeklyHours(desk, lang),
     }),
   ]
+  lines.push(...policyLines(t, tariff, lang))
   const warning = closedWarning(t, desk, tariff, lang, now)
   if (warning) lines.push('', warning)
   lines.push(
@@ -70,6 +71,18 @@ export function tariffCard(
     pick(desk.terms.text, lang, desk.defaultLanguage),
   )
   return lines.join('\n')
+}
+
+/** The refund policy and the compensation for a late answer, as the client reads them before paying. */
+export function policyLines(t: Translator, tariff: TariffConfig, lang: string): string[] {
+  const p = tariff.breachPolicy
+  const late =
+    p.kind === 'extend_window'
+      ? t(lang, 'tariff-card-late-extend', { hours: p.hours })
+      : p.kind === 'extra_appeal'
+        ? t(lang, 'tariff-card-late-extra')
+        : t(lang, 'tariff-card-late-none')
+  return [t(lang, `tariff-card-refund-${tariff.refundPolicy}`), late]
 }
 
 /** For an immediate tariff while the desk is closed: the window would start now, the SLA clock only at opening. */

@@ -14,6 +14,7 @@ import { setHold } from '../orders/orders.repository'
 import { accountForOrder, UNPAID_ORDER_TTL_HOURS } from '../orders/orders.service'
 import { findTariff } from '../orders/tariffs'
 import { parseOrderPayload } from './payload'
+import { topUpConsultationActive } from './topup'
 
 /**
  * pre_checkout_query: Telegram asks whether it may take the client's Stars for an invoice, and waits at most
@@ -38,6 +39,7 @@ export type PreCheckoutRefusal =
   | 'slot-started'
   | 'capacity-full'
   | 'banned'
+  | 'topup-ended'
   | 'unavailable'
 
 export type PreCheckoutDecision =
@@ -218,6 +220,22 @@ export async function decidePreCheckoutInTransaction(
       return refuse('order-expired')
     if (order.start_mode === 'scheduled' && order.slot_start && order.slot_start.getTime() <= now.getTime())
       return refuse('slot-started')
+    // A top-up takes no place: its consultation must still be active (src/payments/topup.ts).
+    if (order.kind === 'topup') {
+      if (!(await topUpConsultationActive(trx, order))) return refuse('topup-ended')
+      const until = new Date(now.getTime() + desk.holdMinutes * 60_000)
+      if (order.state === 'created') {
+        if (!canTransition(order.state, 'reserved'))
+          throw new InvalidTransitionError(order.id, order.state, 'reserved')
+        await setHold(trx, order.id, {
+          state: 'reserved',
+          requestId: null,
+          expiresAt: until,
+          capacityKey: null,
+        })
+      }
+      return { ok: true, orderId, holdUntil: null }
+    }
 
     // A redelivered query, or the client retrying after a failed payment, while the hold still runs.
     if (

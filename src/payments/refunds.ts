@@ -9,7 +9,7 @@ import { type Dispute, findDispute } from '../disputes/disputes.service'
 import type { Outbox } from '../jobs/jobs'
 import { metrics } from '../metrics'
 import { revokeConsultationAllowances } from '../orders/allowances'
-import { releaseHold } from '../orders/capacity'
+import { releaseHold, returnPlace } from '../orders/capacity'
 import { canTransition, lockOrder, moveOrder } from '../orders/order-state'
 import {
   claimRefund,
@@ -22,8 +22,10 @@ import {
   type Payment,
   refundQueue,
 } from '../orders/orders.repository'
+import { accountForOrder } from '../orders/orders.service'
 import type { RefundPolicy, RefundSource } from '../orders/orders.tables'
 import { applyPlanRefund } from '../orders/plan-refund'
+import { placeFreed } from '../orders/waitlist'
 import { notify } from '../telegram/notify'
 
 /**
@@ -33,8 +35,8 @@ import { notify } from '../telegram/notify'
  * the refund. `applyRefund` is also the path for a refunded_payment message (a refund made elsewhere) and is
  * idempotent: a payment already refunded changes nothing and sends nothing.
  *
- * The written refund policy for questions already in work: REFUND_POLICY. 'deliver' (the default, and what the
- * terms promise): a refund revokes the consultation (no new questions are accepted) but answers to questions
+ * The written refund policy for questions already in work: the tariff's `refundPolicy`, kept on the order; REFUND_POLICY
+ * is the default. 'deliver' (the default, and what the card says): a refund revokes the consultation (no new questions are accepted) but answers to questions
  * accepted before the refund are still delivered. It is stored on the consultation so the desk applies it.
  */
 export const REFUND_POLICY: RefundPolicy = 'deliver'
@@ -60,7 +62,7 @@ export async function refundPayment(
   deps: Deps,
   desk: DeskRuntime,
   target: RefundTarget,
-  actor: { id: number; source: Extract<RefundSource, 'admin' | 'dispute'>; disputeId?: number },
+  actor: { id: number; source: Extract<RefundSource, 'admin' | 'dispute' | 'client'>; disputeId?: number },
 ): Promise<RefundOutcome> {
   const found =
     'paymentId' in target
@@ -135,8 +137,26 @@ export async function applyRefund(
   if (p.refunded_at) return { status: 'already-refunded', payment: p }
 
   await markRefunded(trx, p.id, input.actorId, input.source)
+  // The policy the client bought under (the order's snapshot of its tariff); REFUND_POLICY for older rows.
+  const policy: RefundPolicy = order?.refund_policy ?? REFUND_POLICY
   let consultationId: number | undefined
   let released = 0
+  // A scheduled start refunded before it began gives its place back to the slot (issue 14: cancel before start).
+  if (
+    order &&
+    p.kind === 'payment' &&
+    order.state === 'paid_waiting' &&
+    order.start_mode === 'scheduled' &&
+    order.slot_start &&
+    !order.needs_start_date &&
+    order.capacity_key
+  ) {
+    const account = accountForOrder(desk, order, order.slot_start)
+    if (account?.key === order.capacity_key) {
+      await returnPlace(trx, desk.botId, account, `refund-free:${order.id}`)
+      await placeFreed(trx, outbox, desk, account.key)
+    }
+  }
   // A support plan's payment (src/orders/plan-refund.ts): the plan's own refund policy.
   const plan = order && p.kind === 'payment' ? await applyPlanRefund(trx, outbox, desk, order, p) : null
   if (plan) released += plan.released
@@ -156,12 +176,12 @@ export async function applyRefund(
           .set({
             state: 'revoked',
             revoked_at: sql`now()`,
-            refund_policy: REFUND_POLICY,
+            refund_policy: policy,
             updated_at: sql`now()`,
           })
           .where('id', '=', locked.id)
           .execute()
-      released += await revokeConsultationAllowances(trx, locked.id, REFUND_POLICY)
+      released += await revokeConsultationAllowances(trx, locked.id, policy)
     }
   }
   // A capacity hold still open on the order goes back to the pool (a committed one stays: that start happened or
@@ -196,7 +216,7 @@ export async function applyRefund(
       kind: p.kind,
       orderId: p.order_id,
       consultationId: consultationId ?? null,
-      policy: plan ? plan.policy : consultationId ? REFUND_POLICY : null,
+      policy: plan ? plan.policy : consultationId ? policy : null,
       voided: plan?.voided ?? 0,
       releasedHolds: released,
       disputes: disputes.map((d) => d.id),
@@ -210,7 +230,7 @@ export async function applyRefund(
     key: plan
       ? `refund-done-plan-${plan.policy}`
       : consultationId
-        ? `refund-done-consultation-${REFUND_POLICY}`
+        ? `refund-done-consultation-${policy}`
         : 'refund-done',
     params: { amount: p.total_amount, title: order?.title ?? '—' },
     dedupeKey: `payment:${p.id}:refunded`,

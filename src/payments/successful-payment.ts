@@ -23,6 +23,7 @@ import { windowParams } from '../time/client-time'
 import { formatInstant } from '../time/format'
 import { parseOrderPayload } from './payload'
 import { XTR } from './pre-checkout'
+import { applyTopUp } from './topup'
 
 /**
  * successful_payment: Telegram took the client's Stars. In one transaction: lock the order, record the payment
@@ -40,6 +41,7 @@ export type PaymentOutcome =
   | { status: 'unmatched'; paymentId: number }
   | { status: 'overpayment'; paymentId: number; orderId: number }
   | { status: 'activated'; paymentId: number; orderId: number; consultationId: number }
+  | { status: 'topped-up' | 'topup-late'; paymentId: number; orderId: number; consultationId: number }
   | {
       status: 'waiting'
       paymentId: number
@@ -129,6 +131,10 @@ export async function recordSuccessfulPayment(
       })
 
     const now = await dbNow(trx)
+    if (order.kind === 'topup') {
+      const t = await applyTopUp(trx, outbox, deps, desk, order, p, now)
+      return { ...t, paymentId: p.id, orderId: order.id }
+    }
     await updateOrder(trx, order.id, { paid_at: now })
     const consultation = await insertConsultation(trx, {
       bot_id: desk.botId,

@@ -169,3 +169,24 @@ export async function admissionRefusals(db: Db, r: ReportRange): Promise<Refusal
       order by count desc, reason`.execute(db)
   return q.rows
 }
+
+export interface RatingCount {
+  /** The staff member the ratings count for (who answered most of the consultation); null: nobody answered. */
+  expertId: number | null
+  count: number
+  average: number
+}
+
+/**
+ * Client ratings given in the range (by the time of the first rating), per answering expert: average and count.
+ * When consultations get an owner (issue 14's Experts part), grouping by it is a change of this one query.
+ */
+export async function ratingsByExpert(db: Db, r: ReportRange): Promise<RatingCount[]> {
+  const q = await sql<RatingCount>`
+    select expert_id as "expertId", count(*)::int as count, round(avg(score), 2)::float8 as average
+      from consultation_rating
+      where bot_id = ${r.botId} and created_at >= ${r.from} and created_at < ${r.to}
+      group by expert_id
+      order by count desc, expert_id nulls last`.execute(db)
+  return q.rows
+}

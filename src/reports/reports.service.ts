@@ -13,8 +13,10 @@ import {
   ledgerRefusals,
   nearestToBreach,
   type OpenAppeal,
+  type RatingCount,
   type RefusalCount,
   type Revenue,
+  ratingsByExpert,
   responseByExpert,
   revenue,
 } from './reports.repository'
@@ -65,11 +67,12 @@ export interface Report {
   nearest: OpenAppeal[]
   ledger: RefusalCount[]
   admission: RefusalCount[]
+  ratings: RatingCount[]
 }
 
 export async function buildReport(db: Db, botId: number, from: Date, to: Date): Promise<Report> {
   const r = { botId, from, to }
-  const [rev, consultations, appeals, experts, nearest, ledger, admission] = await Promise.all([
+  const [rev, consultations, appeals, experts, nearest, ledger, admission, ratings] = await Promise.all([
     revenue(db, r),
     consultationsByState(db, r),
     appealCounts(db, r),
@@ -77,8 +80,9 @@ export async function buildReport(db: Db, botId: number, from: Date, to: Date): 
     nearestToBreach(db, botId),
     ledgerRefusals(db, r),
     admissionRefusals(db, r),
+    ratingsByExpert(db, r),
   ])
-  return { from, to, revenue: rev, consultations, appeals, experts, nearest, ledger, admission }
+  return { from, to, revenue: rev, consultations, appeals, experts, nearest, ledger, admission, ratings }
 }
 
 /**
@@ -147,6 +151,16 @@ export function renderReport(t: T, desk: DeskRuntime, r: Report, now: Date): str
         inTime: e.inTime,
       }),
     )
+  lines.push('', t('report-ratings-title'))
+  if (r.ratings.length === 0) lines.push(`• ${none}`)
+  for (const x of r.ratings)
+    lines.push(
+      t('report-rating-line', {
+        who: x.expertId === null ? t('report-who-nobody') : staffLabel(t, desk, x.expertId),
+        average: x.average.toFixed(2),
+        count: x.count,
+      }),
+    )
   lines.push('', t('report-nearest-title'))
   if (r.nearest.length === 0) lines.push(`• ${none}`)
   for (const a of r.nearest)
@@ -168,13 +182,16 @@ export function renderReport(t: T, desk: DeskRuntime, r: Report, now: Date): str
   for (const x of r.ledger)
     lines.push(
       t('report-refusal-line', {
-        reason: x.reason,
-        account: `${x.scope ?? '?'}/${x.unit ?? '?'}`,
+        reason: t('report-reason', { reason: x.reason }),
+        account: t('report-account', { account: `${x.scope ?? '?'}-${x.unit ?? '?'}` }),
         count: x.count,
       }),
     )
   lines.push('', t('report-admission-title'))
   if (r.admission.length === 0) lines.push(`• ${none}`)
-  for (const x of r.admission) lines.push(t('report-admission-line', { reason: x.reason, count: x.count }))
+  for (const x of r.admission)
+    lines.push(
+      t('report-admission-line', { reason: t('report-reason', { reason: x.reason }), count: x.count }),
+    )
   return lines.join('\n')
 }

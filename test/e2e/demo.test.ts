@@ -55,13 +55,16 @@ describe('npm run demo', () => {
       /bot ▸ topic #\d+ +⏰ Question #2 is due at/,
       /⏱ Time left: 1 h 1\d min\./,
       /bot ▸ Anna +⏳ Your consultation “Review sprint, 2 h” closes soon: 30 min left/,
+      /bot ▸ Anna +✅ Payment received: 100 ⭐\. 2 more questions were added; questions left: 3\./,
       /bot ▸ Anna +🔚 Your consultation “Review sprint, 2 h” ended at/,
+      /bot ▸ Anna +Thank you! You rated the consultation 5 of 5/,
       /bot ▸ topic #\d+ +🗂 topic closed/,
       /bot ▸ Anna +The consultation window closed at/,
       /bot ▸ Anna +📎 consultation-1\.txt/,
       /│ — Question #2 · accepted/,
       /Ada ▸ staff General +\/report/,
-      /💰 Revenue: paid 300 ⭐ \(1 payment\), refunded 0 ⭐ \(0\), net 300 ⭐/,
+      /💰 Revenue: paid 400 ⭐ \(2 payments\), refunded 0 ⭐ \(0\), net 400 ⭐/,
+      /⭐ Ratings of consultations .*\n\s*• expert id \d+: 5\.00 over 1 rating/,
       /demo finished in [\d.]+ s/,
     ])
       expect(r.out).toMatch(line)

@@ -127,7 +127,7 @@ describe('desk: staff commands in a topic', () => {
     }, 'the ban')
     const refused = await clientSends(w, client, 'hello?')
     await itemIn(w, client.id, refused.message_id, 'refused')
-    await w.tg.waitForSent(client.id, /does not accept messages/)
+    await w.tg.waitForSent(client.id, /are not accepted/)
     expect(await auditRows('client.banned', client.id)).toHaveLength(1)
 
     await staffSends(w, thread, w.admin, '/unban')

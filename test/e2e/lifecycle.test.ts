@@ -143,6 +143,11 @@ describe('lifecycle: one consultation from start to transcript', () => {
     const closed = await w.tg.waitForSent(client.id, /ended at/)
     expect(closed.text).toContain('New questions need a new consultation')
     expect(closed.reply_markup?.inline_keyboard?.[0]?.[0]?.callback_data).toBe(`tr:get:${consultationId}`)
+    // The rating buttons (issue 14), 1 to 5.
+    expect(closed.text).toContain('Rate it from 1 to 5')
+    expect(
+      closed.reply_markup?.inline_keyboard?.[1]?.map((b: { callback_data?: string }) => b.callback_data),
+    ).toEqual([1, 2, 3, 4, 5].map((n) => `rate:${consultationId}:${n}`))
     const c2 = await consultation(w, consultationId)
     expect(c2).toMatchObject({ state: 'closed' })
     expect(c2.closed_at).toEqual(c2.access_until)

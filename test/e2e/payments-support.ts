@@ -32,6 +32,9 @@ export function tariff(init: Partial<TariffConfig> & Pick<TariffConfig, 'code'>)
     dailyCapacity: 50,
     drafts: 2,
     breachPolicy: { kind: 'none' },
+    refundPolicy: 'deliver',
+    topUps: [],
+    changeCutoffHours: 24,
     ...init,
   }
 }

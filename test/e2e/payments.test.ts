@@ -58,7 +58,7 @@ describe('tariffs and terms', () => {
     )
     const text = card.payload.text as string
     expect(text).toContain('100 ⭐')
-    expect(text).toContain('Included: 3 appeals')
+    expect(text).toContain('Included: 3 questions')
     expect(text).toContain('Access window: 24 h')
     expect(text).toContain('When it starts: at payment.')
     expect(text).toContain('within 4 h of business time')

@@ -205,8 +205,8 @@ describe('report: numbers computed in SQL from the same tables', () => {
     expect(text).toContain(`администратор id ${ADMIN_ID}: 300 мин по 1 ответу (0 вовремя)`)
     expect(text).toMatch(/консультация #\d+, вопрос №5: срок 12 окт\. 2026, 16:00, срок прошёл/)
     expect(text).toMatch(/вопрос №6: срок .*, осталось (1 ч 5\d мин|2 ч) рабочего времени/)
-    expect(text).toContain('exhausted (consultation/appeals): 2')
-    expect(text).toContain('window_closed: 2')
+    expect(text).toContain('ничего не осталось (вопросы консультации): 2')
+    expect(text).toContain('окно уже закрылось: 2')
   })
 
   it('/report in the staff group: admins get it (optionally for a range), others are refused', async () => {

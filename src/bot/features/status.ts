@@ -1,6 +1,7 @@
 import { Composer, InlineKeyboard } from 'grammy'
 import { chooseClientZone, clientZone } from '../../clients/clients.service'
 import { clientOrders, consultationStatusLines } from '../../lifecycle/status'
+import { changeDeadline } from '../../payments/change-start'
 import { OFFERED_ZONES } from '../../time/client-time'
 import { formatInstant } from '../../time/format'
 import type { BotContext } from '../context'
@@ -63,15 +64,24 @@ priv.command('status', async (ctx) => {
       kb.text(ctx.t('btn-start-order', { order: String(o.id) }), `ord:start:${o.id}`).row()
     if (o.state === 'paid_waiting' && o.needs_start_date)
       kb.text(ctx.t('btn-pick-start-order', { order: String(o.id) }), `ord:opts:${o.id}`).row()
+    // A scheduled start: move or cancel it until the cut-off; after it, the line says why the buttons are gone.
+    if (o.state === 'paid_waiting' && o.start_mode === 'scheduled' && !o.needs_start_date && o.slot_start) {
+      const deadline = changeDeadline(desk, o)!
+      if (Date.now() < deadline.getTime())
+        kb.text(ctx.t('btn-move-start', { order: String(o.id) }), `ord:mv:${o.id}`)
+          .text(ctx.t('btn-cancel-start', { order: String(o.id) }), `ord:cx:${o.id}`)
+          .row()
+      else lines[lines.length - 1] += `\n${ctx.t('status-change-closed', { deadline: at(deadline) })}`
+    }
   }
   kb.text(ctx.t('tz-change-button'), 'tz:menu')
   await ctx.reply(lines.join('\n\n'), { reply_markup: kb })
 })
 
-function zonesKeyboard(): InlineKeyboard {
+function zonesKeyboard(ctx: BotContext): InlineKeyboard {
   const kb = new InlineKeyboard()
   OFFERED_ZONES.forEach((z, i) => {
-    kb.text(z, `tz:set:${i}`)
+    kb.text(ctx.t('tz-city', { zone: z.replaceAll('/', '-'), name: z }), `tz:set:${i}`)
     if (i % 2 === 1) kb.row()
   })
   return kb
@@ -79,7 +89,7 @@ function zonesKeyboard(): InlineKeyboard {
 
 async function showZones(ctx: BotContext) {
   const zone = await clientZone(ctx.deps.db, ctx.desk, ctx.from!.id)
-  await ctx.reply(ctx.t('tz-pick', { zone }), { reply_markup: zonesKeyboard() })
+  await ctx.reply(ctx.t('tz-pick', { zone }), { reply_markup: zonesKeyboard(ctx) })
 }
 
 priv.command('timezone', showZones)

@@ -95,7 +95,14 @@ priv.callbackQuery(/^tf:slots:([a-z0-9_-]{1,32})$/, async (ctx) => {
   const hash = termsHash(desk.terms.version)
   slots.forEach((s, i) => {
     const left = free[i] ?? 0
-    if (left <= 0) return
+    // A full start: the client can wait for a place (src/bot/features/waitlist.ts).
+    if (left <= 0) {
+      kb.text(
+        ctx.t('waitlist-btn', { at: formatInstant(s, zone, ctx.lang) }),
+        `wl:join:${tariff.code}:${Math.floor(s.getTime() / 1000)}`,
+      ).row()
+      return
+    }
     kb.text(
       ctx.t('btn-slot', { at: formatInstant(s, zone, ctx.lang), left }),
       `tf:buy:${tariff.code}:${hash}:${Math.floor(s.getTime() / 1000)}`,

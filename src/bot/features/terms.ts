@@ -1,5 +1,6 @@
 import { Composer } from 'grammy'
 import { pick } from '../../config/load'
+import { policyLines } from '../../payments/offer'
 import type { BotContext } from '../context'
 
 /** /terms and /privacy: the texts from config, in the client's language (Telegram requires /privacy). */
@@ -11,6 +12,16 @@ priv.command('terms', (ctx) =>
     [
       ctx.t('terms-title', { version: ctx.desk.terms.version }),
       pick(ctx.desk.terms.text, ctx.lang, ctx.desk.defaultLanguage),
+      '',
+      ctx.t('terms-tariffs-title'),
+      ...ctx.desk.tariffs.map((tariff) => {
+        const [refund, late] = policyLines((l, k, p) => ctx.deps.i18n.t(l, k, p), tariff, ctx.lang)
+        return ctx.t('terms-tariff', {
+          title: pick(tariff.title, ctx.lang, ctx.desk.defaultLanguage),
+          refund: refund!,
+          late: late!,
+        })
+      }),
       '',
       ctx.t('terms-footer'),
     ].join('\n'),

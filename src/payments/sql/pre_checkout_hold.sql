@@ -60,7 +60,7 @@ begin
         hold_expires_at = v_now + make_interval(secs => p_hold_seconds),
         capacity_key = 'day:' || t.tariff_code || ':' || p_day_iso, updated_at = now()
       where t.id = p_order and t.bot_id = p_bot and t.user_id = p_user and t.price_stars = p_amount
-        and t.state = 'created' and t.hold_request_id is null and t.start_mode = 'immediate'
+        and t.state = 'created' and t.hold_request_id is null and t.start_mode = 'immediate' and t.kind = 'consultation'
         and t.tariff_code = any(p_tariffs) and t.created_at >= v_now - make_interval(hours => p_ttl_hours)
         and not exists (select 1 from client c
                         where c.bot_id = p_bot and c.user_id = p_user and c.banned_at is not null)
@@ -77,11 +77,16 @@ begin
 
   if o_hold_until is null then
     select t.id, t.bot_id, t.user_id, t.price_stars, t.state, t.tariff_code, t.title, t.created_at, t.start_mode,
-           t.slot_start, t.window_minutes, t.hold_request_id, t.hold_expires_at
+           t.slot_start, t.window_minutes, t.hold_request_id, t.hold_expires_at, t.kind
       into o from orders t where t.id = p_order for update;
     -- Another desk's order is as unknown to this bot as a missing one.
     if not found or o.bot_id <> p_bot then
       o_outcome := 'refused'; o_code := 'order-unknown';
+      return;
+    end if;
+    -- A top-up (src/payments/topup.ts) takes no place and checks its consultation: the full path decides.
+    if o.kind <> 'consultation' then
+      o_outcome := 'retry';
       return;
     end if;
     o_outcome := 'refused';

@@ -7,10 +7,12 @@ help =
     /start — about the desk and tariffs
     /tariffs — tariffs and what they include
     /status — your orders and consultations
+    /timezone — the time zone your times are shown in
     /transcript — the transcript of a finished consultation
     /terms — terms of service
     /privacy — privacy policy
     /paysupport — a problem with a payment
+    /cancel — stop what you started (e.g. a /paysupport request)
 cmd-start = About the desk
 cmd-tariffs = Tariffs
 cmd-status = My consultations
@@ -19,3 +21,5 @@ cmd-transcript = Transcript of a consultation
 cmd-terms = Terms
 cmd-privacy = Privacy
 cmd-paysupport = Payment support
+cmd-timezone = Time zone
+cmd-cancel = Cancel what you started

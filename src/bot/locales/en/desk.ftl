@@ -22,7 +22,7 @@ desk-refused-no-appeals =
     }
     This message was not passed to the expert. More questions need a new consultation (/tariffs).
 desk-refused-refunded = This consultation was refunded, so new questions are not accepted. Answers to questions accepted earlier still arrive here.
-desk-refused-banned = Sorry, the desk does not accept messages from this account.
+desk-refused-banned = Sorry, messages from this account are not accepted.
 desk-refused-unavailable = The desk is temporarily unavailable: your message was not accepted and nothing was counted. Please send it again in a minute.
 desk-not-copyable = This kind of message cannot be passed to the expert. Please send it as text, a photo, a file or a voice message.
 desk-unknown-command = Unknown command. /help lists what the bot can do; anything else you write goes to the expert as part of your question.

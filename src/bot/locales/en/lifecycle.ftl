@@ -66,7 +66,7 @@ transcript-appeal = — Question #{$number} · accepted {$accepted} · due {$due
 transcript-not-answered = not yet
 transcript-you = You
 transcript-expert = Expert
-transcript-bot = Desk
+transcript-bot = Bot
 transcript-refused = (not passed to the expert: { $reason ->
         [window_closed] the window had closed
         [closed] the consultation had ended

@@ -6,11 +6,19 @@ tariffs-intro = Choose a tariff to see what is included, the terms and how the w
 tariff-button = {$title} — {$price} ⭐
 tariff-gone = This tariff is no longer sold. Here is what is on offer now.
 tariff-card-title = {$title} — {$price} ⭐
-tariff-card-included = Included: {$appeals} appeals (a question or a clarification round) within the window.
+tariff-card-included = Included: { $appeals ->
+        [one] {$appeals} question
+       *[other] {$appeals} questions
+    } (with its clarifications until the answer) within the window.
 tariff-card-drafts = The expert may use AI drafts for your answers; every answer is checked and sent by the expert.
 tariff-card-window = Access window: {$window}.
 tariff-card-start = When it starts: {$start}
 tariff-card-sla = Answers: within {$sla} of business time per accepted question. Hours: {$hours}.
+tariff-card-refund-deliver = Refunds: if a payment is refunded, no new questions are accepted, but questions already accepted are still answered.
+tariff-card-refund-stop = Refunds: if a payment is refunded, the consultation ends at once, including questions not answered yet.
+tariff-card-late-none = A late answer: no compensation; the expert answers as soon as possible.
+tariff-card-late-extend = A late answer: your window is extended by {$hours} h.
+tariff-card-late-extra = A late answer: you get one extra question.
 tariff-card-terms = Terms (version {$version}), accepted by paying:
 start-mode-immediate = at payment.
 start-mode-scheduled = at the start time you choose before paying.
@@ -21,11 +29,20 @@ btn-pick-slot = 🗓 Choose a start time
 btn-all-tariffs = « All tariffs
 btn-slot = {$at} · {$left} left
 slots-pick = {$title}: choose when your window starts. The place is held for you while you pay.
-slots-none = {$title}: all announced start times are taken. Please look again later or choose another tariff.
+slots-none = {$title}: all announced start times are taken. Join the waitlist of a start below, look again later or choose another tariff.
 order-slot-chosen = Start: {$at}. The place is held for {$hold} minutes once you open the payment.
-invoice-description-immediate = Consultation: {$appeals} appeals, {$window} window from payment. Terms {$terms}.
-invoice-description-scheduled = Consultation: {$appeals} appeals, {$window} window from the chosen start. Terms {$terms}.
-invoice-description-on_request = Consultation: {$appeals} appeals, {$window} window from when you press Start. Terms {$terms}.
+invoice-description-immediate = Consultation: { $appeals ->
+        [one] {$appeals} question
+       *[other] {$appeals} questions
+    }, {$window} window from payment. Terms {$terms}.
+invoice-description-scheduled = Consultation: { $appeals ->
+        [one] {$appeals} question
+       *[other] {$appeals} questions
+    }, {$window} window from the chosen start. Terms {$terms}.
+invoice-description-on_request = Consultation: { $appeals ->
+        [one] {$appeals} question
+       *[other] {$appeals} questions
+    }, {$window} window from when you press Start. Terms {$terms}.
 
 order-refused-tariff-unknown = This tariff is no longer sold; nothing was charged.
 order-refused-terms-changed = The terms have changed since this message. Please read the current terms below before paying.
@@ -51,7 +68,8 @@ precheckout-unavailable = The desk is temporarily unavailable; nothing was charg
 consultation-activated =
     ✅ Your consultation “{$title}” is active.
     Window: {$start} — {$end}.
-    Send your question here as one message with all the details; each accepted question is answered within {$sla} of business time. Questions accepted before the window closes are answered after it too.
+    Send your question here; details sent in further messages belong to it until the answer comes. Each accepted question is answered within {$sla} of business time. Questions accepted before the window closes are answered after it too.
+consultation-activated-closed = ⏳ The desk is closed now: the expert's answers start when it opens, {$opens}. You can send your question already; its answer clock starts then.
 pay-confirm-on-request =
     ✅ Payment received: {$amount} ⭐ for “{$title}”.
     Your {$window} window starts when you press “Start” (while the desk is open, until {$startBy}). Prepare your task and press Start when you are ready.
@@ -107,7 +125,53 @@ btn-pick-start-order = 🗓 Choose a start for order {$order}
 tz-change-button = 🕒 Change time zone
 tz-pick = Times are shown in {$zone}. Choose your time zone:
 tz-set = Time zone set: {$zone}.
+tz-city = { $zone ->
+        [Europe-Kaliningrad] Kaliningrad
+        [Europe-Moscow] Moscow
+        [Europe-Samara] Samara
+        [Asia-Yekaterinburg] Yekaterinburg
+        [Asia-Omsk] Omsk
+        [Asia-Novosibirsk] Novosibirsk
+        [Asia-Krasnoyarsk] Krasnoyarsk
+        [Asia-Irkutsk] Irkutsk
+        [Asia-Vladivostok] Vladivostok
+        [Europe-London] London
+        [Europe-Berlin] Berlin
+        [Asia-Tbilisi] Tbilisi
+        [Asia-Almaty] Almaty
+        [Asia-Dubai] Dubai
+        [America-New_York] New York
+        [UTC] UTC
+       *[other] {$name}
+    }
 
 terms-title = Terms (version {$version})
+terms-tariff = {$title}: {$refund} {$late}
+terms-tariffs-title = Refunds and late answers, by tariff:
 terms-footer = Payment problems: /paysupport. Privacy: /privacy.
 privacy-title = Privacy
+
+# Moving or cancelling a scheduled start (src/bot/features/change-start.ts, src/payments/change-start.ts).
+btn-move-start = 🗓 Move order {$order}
+btn-cancel-start = ✖️ Cancel order {$order}
+btn-cancel-start-yes = Yes, cancel and refund
+status-change-closed = Moving or cancelling was possible until {$deadline}; the start is too close now.
+change-pick = “{$title}” starts {$at}. Choose another start (changes are possible until {$deadline}):
+change-no-slots = “{$title}”: no other start has a free place right now.
+order-start-moved = 🗓 “{$title}” (order {$order}) now starts {$at}. We will write when your window opens.
+change-cancel-confirm = Cancel “{$title}” and get {$amount} ⭐ back?
+change-cancel-failed = The refund did not go through; nothing was changed. Please try again or write to /paysupport.
+change-cancel-in-progress = The refund is already under way.
+change-refused-unknown = This order cannot be changed from this account.
+change-refused-not-waiting = This order is not a scheduled start waiting to begin, so it cannot be moved or cancelled here.
+change-refused-too-late = Moving or cancelling was possible until {$deadline}; the start is too close now. For a problem write to /paysupport.
+change-refused-slot-gone = This start is not offered any more. Please choose another one.
+change-refused-slot-full = This start has just been taken. Please choose another one.
+
+# The waitlist of a full start (src/bot/features/waitlist.ts, src/orders/waitlist.ts).
+waitlist-btn = 🔔 {$at} · full — join the waitlist
+waitlist-joined = 🔔 You are on the waitlist for the start {$at}: number {$position} in line. We will write when a place frees up (first come, first served).
+waitlist-already = 🔔 You are already on the waitlist for the start {$at}: number {$position} in line.
+waitlist-refused-gone = This start is not offered any more.
+waitlist-refused-not-full = This start has a free place right now: you can book it directly.
+waitlist-place-free = 🔔 A place has freed up for “{$title}” starting {$at}. Book it in /tariffs while it is free: the first to pay gets it.

@@ -31,3 +31,32 @@ report-refusal-line = • {$reason} ({$account}): {$count}
 report-admission-title = 🚫 Client messages refused, by reason:
 report-admission-line = • {$reason}: {$count}
 report-none = none
+
+# Reasons and accounts in words (the codes stay in the database and the audit log).
+report-reason = { $reason ->
+        [exhausted] nothing left
+        [held_by_active] the rest held by open requests
+        [over_concurrency] too many requests at once
+        [no_account] no allowance for it
+        [inactive] the allowance is closed (refunded or out of its period)
+        [no_consultation] no paid consultation
+        [not_started] the window had not started
+        [window_closed] the window had closed
+        [closed] the consultation had ended
+        [no_appeals] no questions left
+        [refunded] the consultation was refunded
+        [banned] the client is banned
+        [unavailable] the desk was unavailable
+       *[other] {$reason}
+    }
+report-account = { $account ->
+        [consultation-appeals] questions of a consultation
+        [consultation-drafts] AI drafts of a consultation
+        [expert-drafts] an expert's AI drafts
+        [expert-llm_money] an expert's AI budget
+        [expert-llm_tokens] an expert's AI tokens
+        [desk-llm_money] the desk's AI budget
+        [desk-llm_tokens] the desk's AI tokens
+        [desk-capacity-starts] places for a start
+       *[other] {$account}
+    }

@@ -66,7 +66,7 @@ transcript-appeal = — Вопрос №{$number} · принят {$accepted} ·
 transcript-not-answered = ещё нет
 transcript-you = Вы
 transcript-expert = Эксперт
-transcript-bot = Стол
+transcript-bot = Бот
 transcript-refused = (не передано эксперту: { $reason ->
         [window_closed] окно уже закончилось
         [closed] консультация уже завершилась

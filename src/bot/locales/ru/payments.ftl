@@ -6,11 +6,20 @@ tariffs-intro = Выберите тариф, чтобы увидеть, что �
 tariff-button = {$title} — {$price} ⭐
 tariff-gone = Этот тариф больше не продаётся. Вот что доступно сейчас.
 tariff-card-title = {$title} — {$price} ⭐
-tariff-card-included = Входит: {$appeals} обращения (вопрос или раунд уточнений) в пределах окна.
+tariff-card-included = Входит: { $appeals ->
+        [one] {$appeals} вопрос
+        [few] {$appeals} вопроса
+       *[many] {$appeals} вопросов
+    } (с уточнениями до ответа) в пределах окна.
 tariff-card-drafts = Эксперт может готовить ответы с помощью ИИ-черновиков; каждый ответ проверяет и отправляет эксперт.
 tariff-card-window = Окно приёма вопросов: {$window}.
 tariff-card-start = Когда начинается: {$start}
-tariff-card-sla = Ответ: до {$sla} рабочего времени на каждое принятое обращение. График: {$hours}.
+tariff-card-sla = Ответ: до {$sla} рабочего времени на каждый принятый вопрос. График: {$hours}.
+tariff-card-refund-deliver = Возврат: после возврата оплаты новые вопросы не принимаются, но на уже принятые ответ будет дан.
+tariff-card-refund-stop = Возврат: после возврата оплаты консультация сразу закрывается, включая вопросы без ответа.
+tariff-card-late-none = Если ответ опоздает: компенсации нет, эксперт ответит как можно скорее.
+tariff-card-late-extend = Если ответ опоздает: окно продлевается на {$hours} ч.
+tariff-card-late-extra = Если ответ опоздает: вы получите ещё один вопрос.
 tariff-card-terms = Условия (версия {$version}), принимаются оплатой:
 start-mode-immediate = с момента оплаты.
 start-mode-scheduled = в выбранное до оплаты время старта.
@@ -21,11 +30,23 @@ btn-pick-slot = 🗓 Выбрать время старта
 btn-all-tariffs = « Все тарифы
 btn-slot = {$at} · мест: {$left}
 slots-pick = {$title}: выберите, когда начнётся окно. Место держится за вами на время оплаты.
-slots-none = {$title}: все объявленные времена старта заняты. Загляните позже или выберите другой тариф.
+slots-none = {$title}: все объявленные времена старта заняты. Встаньте в очередь на старт ниже, загляните позже или выберите другой тариф.
 order-slot-chosen = Старт: {$at}. Место держится {$hold} мин. с момента открытия оплаты.
-invoice-description-immediate = Консультация: {$appeals} обращения, окно {$window} с момента оплаты. Условия {$terms}.
-invoice-description-scheduled = Консультация: {$appeals} обращения, окно {$window} с выбранного старта. Условия {$terms}.
-invoice-description-on_request = Консультация: {$appeals} обращения, окно {$window} с нажатия «Начать». Условия {$terms}.
+invoice-description-immediate = Консультация: { $appeals ->
+        [one] {$appeals} вопрос
+        [few] {$appeals} вопроса
+       *[many] {$appeals} вопросов
+    }, окно {$window} с момента оплаты. Условия {$terms}.
+invoice-description-scheduled = Консультация: { $appeals ->
+        [one] {$appeals} вопрос
+        [few] {$appeals} вопроса
+       *[many] {$appeals} вопросов
+    }, окно {$window} с выбранного старта. Условия {$terms}.
+invoice-description-on_request = Консультация: { $appeals ->
+        [one] {$appeals} вопрос
+        [few] {$appeals} вопроса
+       *[many] {$appeals} вопросов
+    }, окно {$window} с нажатия «Начать». Условия {$terms}.
 
 order-refused-tariff-unknown = Этот тариф больше не продаётся; ничего не списано.
 order-refused-terms-changed = Условия изменились с момента этого сообщения. Прочитайте актуальные условия ниже перед оплатой.
@@ -51,7 +72,8 @@ precheckout-unavailable = Сервис временно недоступен, н
 consultation-activated =
     ✅ Консультация «{$title}» активна.
     Окно: {$start} — {$end}.
-    Пришлите вопрос сюда одним сообщением со всеми деталями; ответ на каждое принятое обращение — в течение {$sla} рабочего времени. Обращения, принятые до конца окна, разбираются и после него.
+    Пришлите вопрос сюда; уточнения следующими сообщениями до ответа относятся к нему же. Ответ на каждый принятый вопрос — в течение {$sla} рабочего времени. Вопросы, принятые до конца окна, разбираются и после него.
+consultation-activated-closed = ⏳ Сейчас нерабочее время: эксперт начнёт отвечать, когда откроется приём, {$opens}. Вопрос можно прислать уже сейчас; срок ответа пойдёт с этого момента.
 pay-confirm-on-request =
     ✅ Оплата получена: {$amount} ⭐ за «{$title}».
     Окно {$window} начнётся, когда вы нажмёте «Начать» (в рабочее время, до {$startBy}). Подготовьте задачу и нажмите, когда будете готовы.
@@ -89,8 +111,8 @@ start-refused-option-gone = Этот старт уже недоступен. В�
 button-outdated = Эта кнопка устарела.
 
 refund-done = ↩️ Вам возвращено {$amount} ⭐.
-refund-done-consultation-deliver = ↩️ Вам возвращено {$amount} ⭐ за «{$title}». Новые вопросы в этой консультации не принимаются; ответы на уже принятые обращения будут отправлены.
-refund-done-consultation-stop = ↩️ Вам возвращено {$amount} ⭐ за «{$title}». Консультация закрыта, включая обращения без ответа.
+refund-done-consultation-deliver = ↩️ Вам возвращено {$amount} ⭐ за «{$title}». Новые вопросы в этой консультации не принимаются; ответы на уже принятые вопросы будут отправлены.
+refund-done-consultation-stop = ↩️ Вам возвращено {$amount} ⭐ за «{$title}». Консультация закрыта, включая вопросы без ответа.
 
 status-title = Ваши заказы (время: {$zone}):
 status-empty = У вас пока нет заказов.
@@ -107,7 +129,53 @@ btn-pick-start-order = 🗓 Выбрать старт для заказа {$orde
 tz-change-button = 🕒 Сменить часовой пояс
 tz-pick = Время показывается в поясе {$zone}. Выберите свой часовой пояс:
 tz-set = Часовой пояс установлен: {$zone}.
+tz-city = { $zone ->
+        [Europe-Kaliningrad] Калининград
+        [Europe-Moscow] Москва
+        [Europe-Samara] Самара
+        [Asia-Yekaterinburg] Екатеринбург
+        [Asia-Omsk] Омск
+        [Asia-Novosibirsk] Новосибирск
+        [Asia-Krasnoyarsk] Красноярск
+        [Asia-Irkutsk] Иркутск
+        [Asia-Vladivostok] Владивосток
+        [Europe-London] Лондон
+        [Europe-Berlin] Берлин
+        [Asia-Tbilisi] Тбилиси
+        [Asia-Almaty] Алматы
+        [Asia-Dubai] Дубай
+        [America-New_York] Нью-Йорк
+        [UTC] UTC
+       *[other] {$name}
+    }
 
 terms-title = Условия (версия {$version})
+terms-tariff = {$title}: {$refund} {$late}
+terms-tariffs-title = Возвраты и опоздания ответа по тарифам:
 terms-footer = Проблемы с оплатой: /paysupport. Конфиденциальность: /privacy.
 privacy-title = Конфиденциальность
+
+# Перенос или отмена запланированного старта (src/bot/features/change-start.ts, src/payments/change-start.ts).
+btn-move-start = 🗓 Перенести заказ {$order}
+btn-cancel-start = ✖️ Отменить заказ {$order}
+btn-cancel-start-yes = Да, отменить и вернуть оплату
+status-change-closed = Перенести или отменить можно было до {$deadline}; до старта осталось слишком мало времени.
+change-pick = «{$title}» начинается {$at}. Выберите другой старт (изменить можно до {$deadline}):
+change-no-slots = «{$title}»: других стартов со свободными местами сейчас нет.
+order-start-moved = 🗓 «{$title}» (заказ {$order}) теперь начинается {$at}. Мы напишем, когда окно откроется.
+change-cancel-confirm = Отменить «{$title}» и вернуть {$amount} ⭐?
+change-cancel-failed = Возврат не прошёл, ничего не изменилось. Попробуйте ещё раз или напишите в /paysupport.
+change-cancel-in-progress = Возврат уже выполняется.
+change-refused-unknown = Этот заказ нельзя изменить с этого аккаунта.
+change-refused-not-waiting = Это не запланированный старт в ожидании, перенести или отменить его здесь нельзя.
+change-refused-too-late = Перенести или отменить можно было до {$deadline}; до старта осталось слишком мало времени. При проблеме напишите в /paysupport.
+change-refused-slot-gone = Этот старт больше не предлагается. Выберите другой.
+change-refused-slot-full = Этот старт только что заняли. Выберите другой.
+
+# Очередь на заполненный старт (src/bot/features/waitlist.ts, src/orders/waitlist.ts).
+waitlist-btn = 🔔 {$at} · мест нет — в очередь
+waitlist-joined = 🔔 Вы в очереди на старт {$at}: номер {$position}. Мы напишем, когда освободится место (в порядке очереди).
+waitlist-already = 🔔 Вы уже в очереди на старт {$at}: номер {$position}.
+waitlist-refused-gone = Этот старт больше не предлагается.
+waitlist-refused-not-full = На этот старт сейчас есть свободное место: его можно забронировать сразу.
+waitlist-place-free = 🔔 Освободилось место на «{$title}» со стартом {$at}. Забронируйте в /tariffs, пока оно свободно: место достанется тому, кто оплатит первым.

@@ -32,3 +32,32 @@ report-refusal-line = • {$reason} ({$account}): {$count}
 report-admission-title = 🚫 Отклонённые сообщения клиентов по причинам:
 report-admission-line = • {$reason}: {$count}
 report-none = нет
+
+# Причины и счета словами (коды остаются в базе и журнале аудита).
+report-reason = { $reason ->
+        [exhausted] ничего не осталось
+        [held_by_active] остаток занят открытыми запросами
+        [over_concurrency] слишком много запросов одновременно
+        [no_account] нет лимита
+        [inactive] лимит закрыт (возврат или вне периода)
+        [no_consultation] нет оплаченной консультации
+        [not_started] окно ещё не началось
+        [window_closed] окно уже закрылось
+        [closed] консультация завершена
+        [no_appeals] вопросы закончились
+        [refunded] консультация возвращена
+        [banned] клиент заблокирован
+        [unavailable] сервис был недоступен
+       *[other] {$reason}
+    }
+report-account = { $account ->
+        [consultation-appeals] вопросы консультации
+        [consultation-drafts] ИИ-черновики консультации
+        [expert-drafts] ИИ-черновики эксперта
+        [expert-llm_money] бюджет ИИ эксперта
+        [expert-llm_tokens] токены ИИ эксперта
+        [desk-llm_money] бюджет ИИ
+        [desk-llm_tokens] токены ИИ
+        [desk-capacity-starts] места на старт
+       *[other] {$account}
+    }

@@ -1,0 +1,25 @@
+# Ratings of a closed consultation (src/bot/features/rating.ts, src/consultations/ratings.ts).
+
+rating-ask = How was the consultation? Rate it from 1 to 5:
+rating-button = {$score} ⭐
+rating-saved-short = Rated {$score} of 5.
+rating-thanks = Thank you! You rated the consultation {$score} of 5. You can change it within {$days} days by pressing another score, and add a comment.
+rating-changed = Your rating is now {$score} of 5.
+rating-comment-button = ✍️ Add a comment
+rating-comment-ask = Write your comment in one message (/cancel to skip).
+rating-comment-saved = Thank you, your comment is saved.
+rating-comment-cancelled = No comment added.
+rating-too-late = A rating can only be changed within {$days} days; this one stays as it is.
+rating-unknown = This consultation cannot be rated from this account.
+rating-not-closed = A consultation can be rated once it has ended.
+
+## To the staff (the desk's language)
+
+rating-low-admins = 👎 Low rating {$score}/5: consultation #{$consultation} ({$title}, client id {$user}), answered by {$expert}.
+rating-low-comment = 💬 Comment on the rating {$score}/5 of consultation #{$consultation}: {$comment}
+report-ratings-title = ⭐ Ratings of consultations (average, count) by answering expert:
+report-rating-line = • {$who}: {$average} over {$count} { $count ->
+        [one] rating
+       *[other] ratings
+    }
+report-who-nobody = nobody answered

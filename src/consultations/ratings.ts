@@ -1,0 +1,196 @@
+import type { InlineKeyboardMarkup } from 'grammy/types'
+import { sql } from 'kysely'
+import { audit } from '../audit/audit'
+import type { DeskRuntime } from '../config/load'
+import type { Deps, Translator } from '../deps'
+import { lockConsultation } from '../orders/orders.repository'
+import { notify } from '../telegram/notify'
+
+/**
+ * Ratings of a consultation by its client (issue 14). When a consultation closes (its window ends, or the desk ends
+ * it), the client's "closed" message carries 1-5 buttons (`rate:<consultation>:<score>`). One rating per
+ * consultation (the table's primary key): a second press changes the score, for RATING_EDIT_DAYS after the first
+ * rating; later presses are refused and change nothing. A comment is optional (the bot asks for it after a score).
+ * A score of LOW_RATING or less notifies the admins in the staff group (through the outbox, in the same
+ * transaction), once per move from a good score (or none) to a low one.
+ *
+ * The rating counts for the staff member who answered most of the consultation's questions (desk_appeal.answered_by)
+ * when it is rated. When consultations get an owner (issue 14, the Experts part), that owner is the natural
+ * choice; until then the answering expert is what the desk knows.
+ */
+export const RATING_EDIT_DAYS = 7
+export const LOW_RATING = 2
+export const MAX_COMMENT_LENGTH = 1000
+
+/** The five buttons, in the client's language. */
+export function ratingKeyboard(t: Translator, lang: string, consultationId: number): InlineKeyboardMarkup {
+  return {
+    inline_keyboard: [
+      [1, 2, 3, 4, 5].map((n) => ({
+        text: t(lang, 'rating-button', { score: n }),
+        callback_data: `rate:${consultationId}:${n}`,
+      })),
+    ],
+  }
+}
+
+export type RateResult =
+  | { status: 'rated'; score: number; previous: number | null; comment: string | null }
+  | { status: 'unknown' }
+  | { status: 'not-closed' }
+  | { status: 'too-late' }
+
+/** Who a consultation's rating counts for: the staff member who answered most of its questions (ties: first). */
+async function answeringExpert(q: Deps['db'], consultationId: number): Promise<number | null> {
+  const r = await q
+    .selectFrom('desk_appeal')
+    .select([
+      'answered_by',
+      sql<number>`count(*)::int`.as('n'),
+      sql<Date>`min(first_response_at)`.as('first'),
+    ])
+    .where('consultation_id', '=', consultationId)
+    .where('answered_by', 'is not', null)
+    .groupBy('answered_by')
+    .orderBy('n', 'desc')
+    .orderBy('first')
+    .executeTakeFirst()
+  return r?.answered_by ?? null
+}
+
+/** A client's score (1-5) for their consultation; the consultation's row lock orders concurrent presses. */
+export async function rateConsultation(
+  deps: Deps,
+  desk: DeskRuntime,
+  input: { consultationId: number; userId: number; score: number },
+): Promise<RateResult> {
+  if (!Number.isInteger(input.score) || input.score < 1 || input.score > 5) return { status: 'unknown' }
+  return deps.jobs.transaction(deps.db, async (trx, outbox) => {
+    const c = await lockConsultation(trx, input.consultationId)
+    if (!c || c.bot_id !== desk.botId || c.user_id !== input.userId) return { status: 'unknown' }
+    if (c.state !== 'closed') return { status: 'not-closed' }
+    const prev = await trx
+      .selectFrom('consultation_rating')
+      .select([
+        'score',
+        'comment',
+        sql<boolean>`created_at > now() - make_interval(days => ${RATING_EDIT_DAYS})`.as('editable'),
+      ])
+      .where('consultation_id', '=', c.id)
+      .executeTakeFirst()
+    if (prev && !prev.editable) return { status: 'too-late' }
+    if (prev?.score === input.score)
+      return { status: 'rated', score: input.score, previous: prev.score, comment: prev.comment }
+    const expertId = await answeringExpert(trx, c.id)
+    if (prev)
+      await trx
+        .updateTable('consultation_rating')
+        .set({ score: input.score, expert_id: expertId, updated_at: sql`now()` })
+        .where('consultation_id', '=', c.id)
+        .execute()
+    else
+      await trx
+        .insertInto('consultation_rating')
+        .values({
+          consultation_id: c.id,
+          bot_id: desk.botId,
+          user_id: c.user_id,
+          expert_id: expertId,
+          score: input.score,
+        })
+        .execute()
+    await audit(trx, {
+      botId: desk.botId,
+      actorId: input.userId,
+      action: prev ? 'rating.changed' : 'rating.given',
+      subjectType: 'consultation',
+      subjectId: c.id,
+      details: { score: input.score, previous: prev?.score ?? null, expertId },
+    })
+    if (input.score <= LOW_RATING && !(prev && prev.score <= LOW_RATING)) {
+      const order = await trx
+        .selectFrom('orders')
+        .select(['title'])
+        .where('id', '=', c.order_id)
+        .executeTakeFirstOrThrow()
+      const changes = await trx
+        .selectFrom('audit_log')
+        .select(sql<number>`count(*)::int`.as('n'))
+        .where('subject_type', '=', 'consultation')
+        .where('subject_id', '=', String(c.id))
+        .where('action', 'in', ['rating.given', 'rating.changed'])
+        .executeTakeFirstOrThrow()
+      await notify(outbox, {
+        botId: desk.botId,
+        chatId: desk.staffChatId,
+        lang: desk.defaultLanguage,
+        key: 'rating-low-admins',
+        params: {
+          consultation: String(c.id),
+          title: order.title,
+          user: String(c.user_id),
+          score: input.score,
+          expert: expertId ? String(expertId) : '—',
+        },
+        dedupeKey: `rating:${c.id}:low:${changes.n}`,
+      })
+    }
+    return {
+      status: 'rated',
+      score: input.score,
+      previous: prev?.score ?? null,
+      comment: prev?.comment ?? null,
+    }
+  })
+}
+
+export type CommentResult =
+  | { status: 'saved'; score: number }
+  | { status: 'unknown' }
+  | { status: 'too-late' }
+
+/** The client's comment on their rating (replaces an earlier one); the admins see a low rating's comment. */
+export async function commentRating(
+  deps: Deps,
+  desk: DeskRuntime,
+  input: { consultationId: number; userId: number; comment: string; updateId: number },
+): Promise<CommentResult> {
+  const comment = input.comment.trim().slice(0, MAX_COMMENT_LENGTH)
+  return deps.jobs.transaction(deps.db, async (trx, outbox) => {
+    const c = await lockConsultation(trx, input.consultationId)
+    if (!c || c.bot_id !== desk.botId || c.user_id !== input.userId) return { status: 'unknown' }
+    const r = await trx
+      .updateTable('consultation_rating')
+      .set({ comment, updated_at: sql`now()` })
+      .where('consultation_id', '=', c.id)
+      .where(sql<boolean>`created_at > now() - make_interval(days => ${RATING_EDIT_DAYS})`)
+      .returning(['score'])
+      .executeTakeFirst()
+    if (!r) {
+      const exists = await trx
+        .selectFrom('consultation_rating')
+        .select('score')
+        .where('consultation_id', '=', c.id)
+        .executeTakeFirst()
+      return exists ? { status: 'too-late' } : { status: 'unknown' }
+    }
+    await audit(trx, {
+      botId: desk.botId,
+      actorId: input.userId,
+      action: 'rating.commented',
+      subjectType: 'consultation',
+      subjectId: c.id,
+      details: { score: r.score, length: comment.length },
+    })
+    if (r.score <= LOW_RATING)
+      await notify(outbox, {
+        botId: desk.botId,
+        chatId: desk.staffChatId,
+        lang: desk.defaultLanguage,
+        key: 'rating-low-comment',
+        params: { consultation: String(c.id), score: r.score, comment },
+        dedupeKey: `rating:${c.id}:comment:${input.updateId}`,
+      })
+    return { status: 'saved', score: r.score }
+  })
+}

@@ -1,0 +1,190 @@
+import { audit } from '../audit/audit'
+import { clientZone } from '../clients/clients.service'
+import type { DeskRuntime } from '../config/load'
+import type { Trx } from '../db/database'
+import { claimUpdate } from '../db/once'
+import type { Deps } from '../deps'
+import { freePlaces, returnPlace, takeCapacity } from '../orders/capacity'
+import { lockOrder } from '../orders/order-state'
+import {
+  dbNow,
+  findConsultationByOrder,
+  type Order,
+  primaryPayment,
+  updateOrder,
+} from '../orders/orders.repository'
+import { accountForSlot, scheduleStart } from '../orders/orders.service'
+import { announcedSlot, findTariff, upcomingSlots } from '../orders/tariffs'
+import { placeFreed } from '../orders/waitlist'
+import { notify } from '../telegram/notify'
+import { formatInstant } from '../time/format'
+import { type RefundOutcome, refundPayment } from './refunds'
+
+/**
+ * A scheduled start the client changes before it begins (issue 14): move it to another announced slot with a free
+ * place, or cancel it with a refund of the Stars, until the tariff's `changeCutoffHours` before the start. A move
+ * takes the new slot's place and gives the old one back in one transaction (the order row locked); a cancel goes
+ * through the refund path (refundPayment: the Telegram call, then applyRefund, which gives the place back in the
+ * refund's transaction). After the cut-off both are refused with the instant they closed at.
+ */
+
+export type ChangeRefusal = 'unknown' | 'not-waiting' | 'too-late'
+
+/** The order's change deadline: the start minus the tariff's cut-off (24 h by default). */
+export function changeDeadline(
+  desk: DeskRuntime,
+  o: Pick<Order, 'tariff_code' | 'slot_start'>,
+): Date | undefined {
+  if (!o.slot_start) return undefined
+  const hours = findTariff(desk, o.tariff_code)?.changeCutoffHours ?? 24
+  return new Date(o.slot_start.getTime() - hours * 3_600_000)
+}
+
+/** Is the client's order a scheduled start they may change now? (the refusal, or the order and its deadline) */
+function changeable(
+  desk: DeskRuntime,
+  order: Order | undefined,
+  userId: number,
+  now: Date,
+): { ok: true; order: Order; deadline: Date } | { ok: false; code: ChangeRefusal; deadline?: Date } {
+  if (!order || order.bot_id !== desk.botId || order.user_id !== userId) return { ok: false, code: 'unknown' }
+  if (
+    order.kind !== 'consultation' ||
+    order.state !== 'paid_waiting' ||
+    order.start_mode !== 'scheduled' ||
+    order.needs_start_date ||
+    !order.slot_start
+  )
+    return { ok: false, code: 'not-waiting' }
+  const deadline = changeDeadline(desk, order)!
+  if (now.getTime() >= deadline.getTime()) return { ok: false, code: 'too-late', deadline }
+  return { ok: true, order, deadline }
+}
+
+export type MoveOptions =
+  | { ok: true; order: Order; deadline: Date; slots: { at: Date; left: number }[] }
+  | { ok: false; code: ChangeRefusal; deadline?: Date }
+
+/** The slots the order can move to (announced, later than now, another than its own, with a free place). */
+export async function moveOptions(
+  deps: Deps,
+  desk: DeskRuntime,
+  userId: number,
+  orderId: number,
+): Promise<MoveOptions> {
+  const order = await deps.db.selectFrom('orders').selectAll().where('id', '=', orderId).executeTakeFirst()
+  const now = await dbNow(deps.db)
+  const c = changeable(desk, order, userId, now)
+  if (!c.ok) return c
+  const tariff = findTariff(desk, c.order.tariff_code)
+  const slots = tariff
+    ? upcomingSlots(tariff, now).filter((s) => s.getTime() !== c.order.slot_start!.getTime())
+    : []
+  const free = tariff
+    ? await freePlaces(
+        deps.db,
+        desk.botId,
+        slots.map((s) => accountForSlot(desk, tariff, s)),
+      )
+    : []
+  return {
+    ok: true,
+    order: c.order,
+    deadline: c.deadline,
+    slots: slots.map((at, i) => ({ at, left: free[i] ?? 0 })).filter((s) => s.left > 0),
+  }
+}
+
+export type MoveResult =
+  | { ok: true; from: Date; to: Date }
+  | { ok: false; code: ChangeRefusal | 'duplicate' | 'slot-gone' | 'slot-full'; deadline?: Date }
+
+/** Moves the start: the new slot's place taken, the old one given back, the start job rescheduled, in one transaction. */
+export async function moveStart(
+  deps: Deps,
+  desk: DeskRuntime,
+  input: { orderId: number; userId: number; to: Date; updateId: number },
+): Promise<MoveResult> {
+  return deps.jobs.transaction(deps.db, async (trx, outbox): Promise<MoveResult> => {
+    if (!(await claimUpdate(trx, desk.botId, input.updateId))) return { ok: false, code: 'duplicate' }
+    const order = await lockOrder(trx, input.orderId)
+    const now = await dbNow(trx)
+    const c = changeable(desk, order, input.userId, now)
+    if (!c.ok) return c
+    const o = c.order
+    const tariff = findTariff(desk, o.tariff_code)
+    const to = tariff ? announcedSlot(tariff, input.to) : undefined
+    if (!tariff || !to || to.getTime() <= now.getTime() || to.getTime() === o.slot_start!.getTime())
+      return { ok: false, code: 'slot-gone' }
+    const from = o.slot_start!
+    const next = accountForSlot(desk, tariff, to)
+    const took = await takeCapacity(trx, desk.botId, next, `move:${o.id}:${input.updateId}`)
+    if (!took.ok) return { ok: false, code: 'slot-full' }
+    const old = accountForSlot(desk, tariff, from)
+    await returnPlace(trx, desk.botId, old, `move-free:${o.id}:${input.updateId}`)
+    await placeFreed(trx, outbox, desk, old.key)
+    await updateOrder(trx, o.id, { slot_start: to, capacity_key: next.key })
+    const consultation = await findConsultationByOrder(trx, o.id)
+    if (consultation) await scheduleStart(outbox, consultation.id, to)
+    await audit(trx, {
+      botId: desk.botId,
+      actorId: input.userId,
+      action: 'order.start_moved',
+      subjectType: 'order',
+      subjectId: o.id,
+      details: { from: from.toISOString(), to: to.toISOString(), account: next.key },
+    })
+    await tellClient(trx, outbox, desk, o, 'order-start-moved', to)
+    return { ok: true, from, to }
+  })
+}
+
+async function tellClient(
+  trx: Trx,
+  outbox: Parameters<typeof notify>[0],
+  desk: DeskRuntime,
+  o: Order,
+  key: string,
+  at: Date,
+): Promise<void> {
+  const zone = await clientZone(trx, desk, o.user_id)
+  await notify(outbox, {
+    botId: desk.botId,
+    chatId: o.user_id,
+    lang: o.lang,
+    key,
+    params: { title: o.title, order: String(o.id), at: formatInstant(at, zone, o.lang) },
+    dedupeKey: `order:${o.id}:${key}:${at.getTime()}`,
+  })
+}
+
+export type CancelResult =
+  | { ok: true; refund: RefundOutcome }
+  | { ok: false; code: ChangeRefusal; deadline?: Date }
+
+/**
+ * Cancels a scheduled start before its cut-off: the order's payment is refunded through the refund path (which
+ * moves the order to refunded, revokes the waiting consultation and gives the place back, in one transaction).
+ */
+export async function cancelBeforeStart(
+  deps: Deps,
+  desk: DeskRuntime,
+  input: { orderId: number; userId: number },
+): Promise<CancelResult> {
+  const order = await deps.db
+    .selectFrom('orders')
+    .selectAll()
+    .where('id', '=', input.orderId)
+    .executeTakeFirst()
+  const c = changeable(desk, order, input.userId, await dbNow(deps.db))
+  if (!c.ok) return c
+  const payment = await primaryPayment(deps.db, c.order.id)
+  if (!payment) return { ok: false, code: 'not-waiting' }
+  const refund = await refundPayment(
+    deps,
+    desk,
+    { paymentId: payment.id },
+    { id: input.userId, source: 'client' },
+  )
+  return { ok: true, refund }
+}
