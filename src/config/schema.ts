@@ -1,37 +1,15 @@
-import { DateTime, IANAZone } from 'luxon'
+import { DateTime } from 'luxon'
 import { z } from 'zod'
 import { compileSchedule, isOpen, ScheduleConfigError, WEEKDAYS } from '../time/business-time'
+import { plan } from './plan.schema'
+import { interval, isoDate, type Localized, language, localized, SNIPPET_NAME, timeZone } from './primitives'
 
 /**
  * Every object is strict (z.strictObject): an unknown key, a typo such as `mod: webhook`, is an error naming it.
  */
 
-/** Languages the bot speaks; every user-facing text in config is given per language. */
-export const LANGUAGES = ['ru', 'en'] as const
-export type Language = (typeof LANGUAGES)[number]
-
-const language = z.enum(LANGUAGES)
-
-/** A text shown to users, per language. At least the desk's default language must be present (checked below). */
-const localized = z.partialRecord(language, z.string().min(1))
-export type Localized = z.infer<typeof localized>
-
-const timeZone = z
-  .string()
-  .refine((tz) => IANAZone.isValidZone(tz), { message: 'expected an IANA time zone' })
-
-const hhmm = /^([01]\d|2[0-4]):[0-5]\d$/
-/** "10:00-18:00"; an interval whose end is before its start spans midnight ("22:00-02:00"). */
-const interval = z.string().refine(
-  (s) => {
-    const [a, b, ...rest] = s.split('-')
-    return rest.length === 0 && a !== undefined && b !== undefined && hhmm.test(a) && hhmm.test(b) && a !== b
-  },
-  { message: 'expected "HH:MM-HH:MM"' },
-)
-/** A snippet's name in `/s NAME` and `/snippet add NAME`. */
-export const SNIPPET_NAME = /^[a-z0-9][a-z0-9_-]{0,31}$/
-const isoDate = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'expected a date "YYYY-MM-DD"')
+export type { PlanConfig } from './plan.schema'
+export { LANGUAGES, type Language, type Localized, SNIPPET_NAME } from './primitives'
 
 const schedule = z.strictObject({
   timezone: timeZone,
@@ -106,42 +84,6 @@ const tariff = z.strictObject({
 })
 export type TariffConfig = z.infer<typeof tariff>
 
-/**
- * A support plan sold as a Stars subscription (issue 12, src/subscriptions): a price per 30 days and allowances per
- * period. Terms are versioned per plan and shown before payment; a new termsVersion is a new contract for new buyers.
- */
-const plan = z.object({
-  kind: z.literal('subscription').default('subscription'),
-  code: z.string().regex(/^[a-z0-9][a-z0-9_-]{0,31}$/, 'expected a short code of a-z, 0-9, "_" or "-"'),
-  title: localized,
-  description: localized,
-  /** Whole Stars per 30 days (Telegram: at most 10000 for a subscription). */
-  priceStars: z.number().int().positive().max(10_000),
-  /** Questions (appeals) per period. */
-  questions: z.number().int().positive(),
-  /** AI-draft units per period for the experts who serve the plan (0 = none). */
-  drafts: z.number().int().nonnegative().default(0),
-  slaBusinessHours: z.number().positive(),
-  /** What the plan includes. */
-  features: z
-    .object({
-      attachments: z.boolean().default(true),
-      prioritySla: z.boolean().default(false),
-      transcriptExport: z.boolean().default(true),
-    })
-    .prefault({}),
-  /** Unused questions at renewal: dropped, or carried into the next period up to N. */
-  carryOver: z
-    .union([z.literal('none'), z.object({ capped: z.number().int().nonnegative() })])
-    .default('none'),
-  /** A refunded period payment: revoke now (void the rest, open holds released) or keep what was used (void the unused). */
-  refundPolicy: z.enum(['revoke_now', 'keep_used']).default('keep_used'),
-  /** An upgrade mid-period: the period's grant becomes the new allowance, grows by the difference, or by it prorated by days left. */
-  upgradeGrant: z.enum(['full', 'difference', 'prorate']).default('difference'),
-  terms: z.object({ version: z.string().min(1), text: localized }),
-})
-export type PlanConfig = z.infer<typeof plan>
-
 const desk = z
   .strictObject({
     /** Short name used in the webhook path and logs. */
@@ -176,7 +118,10 @@ const desk = z
      */
     staffGroups: z
       .array(
-        z.object({ chatId: z.number().int(), experts: z.array(z.number().int().positive()).default([]) }),
+        z.strictObject({
+          chatId: z.number().int(),
+          experts: z.array(z.number().int().positive()).default([]),
+        }),
       )
       .optional(),
     /** Messages from staff in a topic that start with this prefix stay in the topic. */
@@ -414,15 +359,15 @@ export const configSchema = z.strictObject({
    * for the time between our clock and Telegram's (a send is counted when granted, it arrives a round trip later).
    */
   telegramLimits: z
-    .object({
+    .strictObject({
       bot: z
-        .object({ count: z.number().int().positive(), seconds: z.number().positive() })
+        .strictObject({ count: z.number().int().positive(), seconds: z.number().positive() })
         .default({ count: 30, seconds: 1 }),
       group: z
-        .object({ count: z.number().int().positive(), seconds: z.number().positive() })
+        .strictObject({ count: z.number().int().positive(), seconds: z.number().positive() })
         .default({ count: 20, seconds: 60 }),
       chat: z
-        .object({ count: z.number().int().positive(), seconds: z.number().positive() })
+        .strictObject({ count: z.number().int().positive(), seconds: z.number().positive() })
         .default({ count: 3, seconds: 3 }),
       windowScale: z.number().positive().max(1).default(1),
       marginMs: z.number().int().min(0).max(5000).default(250),
@@ -435,7 +380,7 @@ export const configSchema = z.strictObject({
    * Anti-flood (src/routing/antiflood.ts): at most `perMinute` of a client's messages go into the topic one by one
    * in any minute (scaled by telegramLimits.windowScale); the rest wait and go as one digest message. 0 = off.
    */
-  antiFlood: z.object({ perMinute: z.number().int().min(0).max(1000).default(0) }).prefault({}),
+  antiFlood: z.strictObject({ perMinute: z.number().int().min(0).max(1000).default(0) }).prefault({}),
   desks: z.array(desk).min(1),
 })
 export type AppConfig = z.infer<typeof configSchema>

@@ -8,7 +8,6 @@ import { type BotApiStandIn, type RecordedFile, startBotApi } from '../support/b
 import {
   ADMIN_ID,
   type DeskWorld,
-  EXPERT_ID,
   eventually,
   inboxDrained,
   STAFF_CHAT_ID,
