@@ -6,7 +6,6 @@ import type { Trx } from '../db/database'
 import type { Deps } from '../deps'
 import { queueOwnerAlert } from '../experts/alerts'
 import type { Outbox } from '../jobs/jobs'
-import type { Refusal as LedgerRefusal } from '../ledger/ledger.model'
 import { LedgerTx } from '../ledger/ledger.service'
 import { APPEALS_UNIT, CONSULTATION_SCOPE } from '../orders/allowances'
 import { topUpButtons } from '../orders/topups'
@@ -20,7 +19,7 @@ import { formatHours, formatInstant } from '../time/format'
 import { scheduleAppealSla } from './consultations.jobs'
 import { type AdmitRow, callAdmit, insertAppeal } from './desk.repository'
 import { planRefusalText } from './plan-refusals'
-import { type AdmissionRefusal, refusalText } from './refusals'
+import { type AdmissionRefusal, accessRefusal, ledgerRefusal, refusalText } from './refusals'
 import { retryConflicts } from './retry'
 import { appealDueAt } from './sla'
 
@@ -283,65 +282,6 @@ async function admit(
     openedAppeal: opened !== undefined,
     acceptedAt: checkedAt,
   }
-}
-
-/** The refusal desk_admit decided, with the window numbers it decided on. */
-function accessRefusal(a: AdmitRow): AdmissionRefusal {
-  const iso = (d: Date | null) => d?.toISOString() ?? null
-  const window = {
-    checkedAt: iso(a.o_checked_at),
-    startsAt: iso(a.o_starts_at),
-    accessUntil: iso(a.o_access_until),
-  }
-  const openAppeal = a.o_open_appeal_id !== null
-  switch (a.o_reason) {
-    case 'closed':
-      return {
-        reason: 'closed',
-        numbers: { ...window, closedAt: iso(a.o_closed_at ?? a.o_access_until), openAppeal },
-      }
-    case 'not_started':
-      return {
-        reason: 'not_started',
-        numbers: {
-          ...window,
-          startsAt: iso(a.o_starts_at ?? a.o_slot_start),
-          startMode: a.o_start_mode,
-          needsStartDate: a.o_needs_start_date,
-        },
-      }
-    case 'window_closed':
-      return { reason: 'window_closed', numbers: { ...window, openAppeal } }
-    case 'banned':
-    case 'refunded':
-      return { reason: a.o_reason, numbers: window }
-    default:
-      return { reason: 'unavailable', numbers: window }
-  }
-}
-
-/** The ledger's refusal as the client sees it: the same granted/used/held numbers the decision was made on. */
-function ledgerRefusal(deps: Deps, consultationId: number, r: LedgerRefusal): AdmissionRefusal {
-  const a = r.account
-  if ((r.reason === 'exhausted' || r.reason === 'held_by_active') && a)
-    return {
-      reason: 'no_appeals',
-      numbers: {
-        granted: a.granted,
-        used: a.used,
-        held: a.reserved,
-        left: Math.max(0, a.granted - a.reserved - a.used),
-        ledgerReason: r.reason,
-        periodEnd: a.periodEnd.toISOString(),
-      },
-    }
-  // No account or an inactive one while the window is open: the grants are out of step with the window. Fail
-  // closed and say so in the log; the client is told nothing was counted.
-  deps.log.warn(
-    { consultation_id: consultationId, reason: r.reason, detail: r.detail },
-    'appeal reserve refused unexpectedly',
-  )
-  return { reason: 'unavailable', numbers: { ledgerReason: r.reason } }
 }
 
 /**

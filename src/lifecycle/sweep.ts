@@ -21,7 +21,7 @@ import {
   unremindedAppeals,
   unscheduledAppeals,
 } from './lifecycle.repository'
-import { flagIfUnanswered } from './sla.service'
+import { flagIfUnanswered } from './sla.refund-flag'
 
 /**
  * The safety net behind the scheduled jobs, every minute: a job can be lost for good (dead-lettered after long

@@ -27,7 +27,7 @@ import {
   openAppealsOf,
   topicLaneIdle,
 } from './lifecycle.repository'
-import { flagForRefund } from './sla.service'
+import { flagForRefund } from './sla.refund-flag'
 
 /**
  * The window's lifecycle after it opened (opening is the activation's: src/consultations/activation.ts, run at
