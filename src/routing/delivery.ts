@@ -340,7 +340,15 @@ class LaneRun {
         await recordClientBlocked(this.deps, this.v)
         return DONE
       }
-      if (isUncopyable(err) && batch.length > 1 && !head.media_group_id && !digest) {
+      // A batch refused (uncopyable or any other 400): one by one for the rest of this run, so that only the
+      // message Telegram refuses fails and the others go.
+      if (
+        err instanceof GrammyError &&
+        err.error_code === 400 &&
+        batch.length > 1 &&
+        !head.media_group_id &&
+        !digest
+      ) {
         this.noBatch = true
         return undefined
       }

@@ -184,6 +184,13 @@ describe('desk: Telegram faults', () => {
         when: (p) => p.chat_id === client.id,
       },
     )
+    // The two answers may travel together in one copyMessages: refused too, so they go one by one and only the
+    // first fails.
+    w.tg.fail(
+      'copyMessages',
+      { error_code: 400, description: 'Bad Request: something odd' },
+      { times: 10, when: (p) => p.chat_id === client.id },
+    )
     const a = await staffSends(w, thread, w.expert, 'Answer Telegram dislikes')
     const next = await staffSends(w, thread, w.expert, 'Next answer')
     await itemIn(w, STAFF_CHAT_ID, a.message.message_id, 'failed')
