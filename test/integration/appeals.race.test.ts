@@ -55,7 +55,15 @@ describe('appeals: racing messages', () => {
         if (r.status === 'refused')
           expect(r.refusal).toEqual({
             reason: 'no_appeals',
-            numbers: { granted: 1, used: 1, held: 0, left: 0, ledgerReason: 'exhausted' },
+            numbers: {
+              granted: 1,
+              used: 1,
+              held: 0,
+              left: 0,
+              ledgerReason: 'exhausted',
+              // The end of the account's period (a plan's refusal names the next period's start).
+              periodEnd: expect.any(String),
+            },
           })
       }
     }
