@@ -1,12 +1,10 @@
-import { InputFile } from 'grammy'
-import { markBlocked } from '../clients/clients.repository'
 import { clientZone } from '../clients/clients.service'
 import type { DeskRuntime } from '../config/load'
 import { pick } from '../config/load'
 import type { Db } from '../db/database'
 import { claimUpdate } from '../db/once'
 import type { Deps } from '../deps'
-import { isBlocked } from '../telegram/api'
+import { sendFileOnce } from '../telegram/send-file-once'
 import { formatInstant } from '../time/format'
 import type { TranscriptJob } from './lifecycle.jobs'
 import { transcriptQueue } from './lifecycle.jobs'
@@ -60,38 +58,12 @@ export async function requestTranscript(
 }
 
 /** The job: build the file and send it, recording the result under the request's key before completing. */
-export async function runTranscript(deps: Deps, job: TranscriptJob): Promise<void> {
-  const done = await deps.db
-    .selectFrom('outbound_message')
-    .select('key')
-    .where('key', '=', job.key)
-    .executeTakeFirst()
-  if (done) return
-  const desk = deps.desk(job.botId)
-  const text = await buildTranscript(deps, desk, job.consultationId, job.lang)
-  let messageId: number | null = null
-  let outcome = 'sent'
-  try {
-    const m = await deps
-      .api(job.botId)
-      .sendDocument(
-        job.userId,
-        new InputFile(Buffer.from(text, 'utf8'), `consultation-${job.consultationId}.txt`),
-        {
-          caption: deps.i18n.t(job.lang, 'transcript-caption', { id: String(job.consultationId) }),
-        },
-      )
-    messageId = m.message_id
-  } catch (err) {
-    if (!isBlocked(err)) throw err
-    outcome = 'blocked'
-    await markBlocked(deps.db, job.botId, job.userId)
-  }
-  await deps.db
-    .insertInto('outbound_message')
-    .values({ key: job.key, bot_id: job.botId, chat_id: job.userId, message_id: messageId, outcome })
-    .onConflict((oc) => oc.column('key').doNothing())
-    .execute()
+export function runTranscript(deps: Deps, job: TranscriptJob): Promise<void> {
+  return sendFileOnce(deps, job, async () => ({
+    body: await buildTranscript(deps, deps.desk(job.botId), job.consultationId, job.lang),
+    filename: `consultation-${job.consultationId}.txt`,
+    caption: deps.i18n.t(job.lang, 'transcript-caption', { id: String(job.consultationId) }),
+  }))
 }
 
 const MEDIA_LABEL: Record<string, { en: string; ru: string }> = {

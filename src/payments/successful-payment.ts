@@ -70,15 +70,7 @@ export async function recordSuccessfulPayment(
     // The order lock first: concurrent deliveries of one payment queue here, and the first one's payment row is
     // committed before the next one tries to insert it.
     const order = orderId === undefined ? undefined : await lockOrder(trx, orderId)
-    const values = {
-      bot_id: desk.botId,
-      user_id: input.userId,
-      telegram_payment_charge_id: sp.telegram_payment_charge_id,
-      provider_payment_charge_id: sp.provider_payment_charge_id || null,
-      currency: sp.currency,
-      total_amount: sp.total_amount,
-      invoice_payload: sp.invoice_payload,
-    }
+    const values = paymentRow(desk.botId, input.userId, sp)
 
     if (!order || order.bot_id !== desk.botId || order.user_id !== input.userId) {
       const p = await insertPaymentOnce(trx, { ...values, order_id: null, kind: 'unmatched' })
@@ -298,4 +290,17 @@ async function auditPayment(trx: Trx, desk: DeskRuntime, p: Payment, details: Re
       ...details,
     },
   })
+}
+
+/** The columns of a payment row as Telegram's successful_payment gives them (every Stars payment path). */
+export function paymentRow(botId: number, userId: number, sp: SuccessfulPayment) {
+  return {
+    bot_id: botId,
+    user_id: userId,
+    telegram_payment_charge_id: sp.telegram_payment_charge_id,
+    provider_payment_charge_id: sp.provider_payment_charge_id || null,
+    currency: sp.currency,
+    total_amount: sp.total_amount,
+    invoice_payload: sp.invoice_payload,
+  }
 }

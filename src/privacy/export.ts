@@ -1,10 +1,8 @@
-import { InputFile } from 'grammy'
-import { markBlocked } from '../clients/clients.repository'
 import type { DeskRuntime } from '../config/load'
 import { claimUpdate } from '../db/once'
 import type { Deps } from '../deps'
 import { buildTranscript } from '../lifecycle/transcript'
-import { isBlocked } from '../telegram/api'
+import { sendFileOnce } from '../telegram/send-file-once'
 import { type ExportJob, exportQueue } from './privacy.jobs'
 
 /**
@@ -143,33 +141,14 @@ export async function collectClientData(deps: Deps, desk: DeskRuntime, userId: n
 }
 
 /** The job: build the file and send it, recording the result under the request's key before completing. */
-export async function runExport(deps: Deps, job: ExportJob): Promise<void> {
-  const done = await deps.db
-    .selectFrom('outbound_message')
-    .select('key')
-    .where('key', '=', job.key)
-    .executeTakeFirst()
-  if (done) return
-  const desk = deps.desk(job.botId)
-  const data = await collectClientData(deps, desk, job.userId, job.lang)
-  const body = Buffer.from(`${JSON.stringify(data, null, 2)}\n`, 'utf8')
-  let messageId: number | null = null
-  let outcome = 'sent'
-  try {
-    const m = await deps
-      .api(job.botId)
-      .sendDocument(job.userId, new InputFile(body, `mydata-${desk.slug}.json`), {
-        caption: deps.i18n.t(job.lang, 'privacy-mydata-caption'),
-      })
-    messageId = m.message_id
-  } catch (err) {
-    if (!isBlocked(err)) throw err
-    outcome = 'blocked'
-    await markBlocked(deps.db, job.botId, job.userId)
-  }
-  await deps.db
-    .insertInto('outbound_message')
-    .values({ key: job.key, bot_id: job.botId, chat_id: job.userId, message_id: messageId, outcome })
-    .onConflict((oc) => oc.column('key').doNothing())
-    .execute()
+export function runExport(deps: Deps, job: ExportJob): Promise<void> {
+  return sendFileOnce(deps, job, async () => {
+    const desk = deps.desk(job.botId)
+    const data = await collectClientData(deps, desk, job.userId, job.lang)
+    return {
+      body: `${JSON.stringify(data, null, 2)}\n`,
+      filename: `mydata-${desk.slug}.json`,
+      caption: deps.i18n.t(job.lang, 'privacy-mydata-caption'),
+    }
+  })
 }

@@ -413,10 +413,16 @@ class LaneRun {
     return this.draftButton(item, this.dir === 'in' ? 0 : undefined) === undefined
   }
 
-  /** The head and the batchable copies right after it from the same chat, in order (at most COPY_BATCH_MAX). */
+  /**
+   * The head and the batchable copies right after it from the same chat, in order: at most COPY_BATCH_MAX, and never
+   * more than the target chat's window holds (20 for the staff group, 3 for a client's private chat) — every copied
+   * message counts, so a larger batch could never be granted and the lane would wait forever.
+   */
   private async copyRun(head: Item, room: number): Promise<Item[]> {
     const run: Item[] = []
-    const limit = Math.max(1, Math.min(COPY_BATCH_MAX, this.deps.config.telegramLimits.group.count, room))
+    const limits = this.deps.config.telegramLimits
+    const window = this.dir === 'in' ? limits.group.count : limits.chat.count
+    const limit = Math.max(1, Math.min(COPY_BATCH_MAX, window, room))
     for (const item of await pendingItems(this.db, this.v.id, this.dir, limit)) {
       if (item.chat_id !== head.chat_id || !(await this.batchable(item))) break
       if (run.length && item.message_id! <= run[run.length - 1]!.message_id!) break

@@ -17,7 +17,7 @@ import {
   lockConsultation,
   updateOrder,
 } from '../orders/orders.repository'
-import { tellStaff } from '../payments/successful-payment'
+import { paymentRow, tellStaff } from '../payments/successful-payment'
 import { notify } from '../telegram/notify'
 import { formatDate } from '../time/format'
 import { graceMs, type PayCtx, type PlanPaymentOutcome, planOf, refreshPlanCard } from './pay-context'
@@ -54,15 +54,7 @@ export async function recordPlanPayment(
   return deps.jobs.transaction(deps.db, async (trx, outbox): Promise<PlanPaymentOutcome> => {
     const order = pl ? await lockOrder(trx, pl.orderId) : undefined
     const kind = pl?.kind === 'upgrade' ? UPGRADE_KIND : SUBSCRIPTION_KIND
-    const values = {
-      bot_id: desk.botId,
-      user_id: input.userId,
-      telegram_payment_charge_id: sp.telegram_payment_charge_id,
-      provider_payment_charge_id: sp.provider_payment_charge_id || null,
-      currency: sp.currency,
-      total_amount: sp.total_amount,
-      invoice_payload: sp.invoice_payload,
-    }
+    const values = paymentRow(desk.botId, input.userId, sp)
     if (
       !order ||
       order.bot_id !== desk.botId ||

@@ -160,6 +160,9 @@ export class TelegramBudget {
         weight,
       })
     }
+    // A call heavier than a whole window (an album of 10 into a private chat's 3) could never be granted: it takes
+    // the whole window instead, and a 429 that may still follow is honoured (retry_after) like any other.
+    for (const k of keys) k.weight = Math.min(k.weight, k.limit)
     return keys
   }
 

@@ -53,6 +53,30 @@ async function take(
 }
 
 describe('the shared Telegram budget', () => {
+  it('a call heavier than a whole window (an album of 10 into a private chat) is granted on an empty window', async () => {
+    const b = new TelegramBudget(db.pool, limits({ windowScale: 1 }))
+    const user = 424242
+    const keys = b.keysFor(BOT, 'sendMediaGroup', {
+      chat_id: user,
+      media: Array.from({ length: 10 }, () => ({})),
+    })
+    expect(keys.map((k) => [k.limit, k.weight])).toEqual([
+      [30, 10],
+      [3, 3],
+    ])
+    // Weighed at 10 against a window of 3 it would wait forever; capped, it goes at once.
+    expect(
+      await take(
+        b,
+        'sendMediaGroup',
+        { chat_id: user, media: Array.from({ length: 10 }, () => ({})) },
+        'album',
+        1,
+        BOT + 99,
+      ),
+    ).toBe(0)
+  })
+
   it('two processes share one window per group: the 21st send in a window waits, whoever asks', async () => {
     const chat = GROUP - 1
     const a = new TelegramBudget(db.pool, limits({ windowScale: 1 }))
