@@ -26,6 +26,8 @@ import { termsHash } from '../orders/orders.service'
  * it. Time: the demo tariff's window is 2 hours; instead of waiting, the consultation's own clock is moved forward
  * (test/support/lifecycle-clock.ts: its stored instants and its scheduled jobs shift into the past) and the real
  * jobs fire by themselves. Ends by itself and stops everything it started; exit code 0 on success.
+ *
+ * A little over the house's ~400 lines on purpose: one story, read top to bottom as the scenes play.
  */
 
 const HERE = path.dirname(fileURLToPath(import.meta.url))
