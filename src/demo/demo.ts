@@ -17,6 +17,7 @@ import { type EmbeddedServer, ensureDatabase, startEmbeddedPostgres } from '../d
 import { BOSS_SCHEMA } from '../jobs/jobs'
 import { createLogger, quietLogger } from '../log'
 import { termsHash } from '../orders/orders.service'
+import { settle as settleDesk } from './settle'
 
 /**
  * `npm run demo`: the whole desk on one machine, no token, no network. An embedded PostgreSQL in a throwaway
@@ -169,26 +170,8 @@ interface World {
   pg: EmbeddedServer
 }
 
-/** The desk is idle: no update waiting, no job due, nothing pending in a lane. */
-async function settle(w: World): Promise<void> {
-  const db = w.app.deps.db
-  const deadline = Date.now() + WAIT_MS
-  let calm = 0
-  while (calm < 3) {
-    if (Date.now() > deadline) throw new Error('the desk did not settle in time')
-    const jobs = await sql<{ n: number }>`select count(*)::int as n from ${sql.id(BOSS_SCHEMA, 'job')}
-      where state in ('created', 'retry', 'active') and start_after <= now() and name not like '\\_\\_%'`.execute(
-      db,
-    )
-    const lanes = await sql<{ n: number }>`select
-        (select count(*) from desk_message where state = 'pending')
-      + (select count(*) from desk_consultation where in_lease is not null or out_lease is not null
-           or card_dirty or title_dirty)::int as n`.execute(db)
-    const idle =
-      jobs.rows[0]!.n === 0 && Number(lanes.rows[0]!.n) === 0 && w.tg.pendingUpdates(BOT_ID).length === 0
-    calm = idle ? calm + 1 : 0
-    await new Promise((r) => setTimeout(r, 40))
-  }
+function settle(w: World): Promise<void> {
+  return settleDesk(w.app.deps.db, w.tg, BOT_ID, WAIT_MS)
 }
 
 async function main(): Promise<void> {
