@@ -112,9 +112,10 @@ const desk = z
     terms: z.strictObject({ version: z.string().min(1), text: localized }),
     privacy: localized,
     /**
-     * More staff supergroups (issue 16; src/routing/staff-groups.ts): each with its own experts and its own Telegram
-     * budget (20 a minute each). Unset: staffChatId alone, as before. Only the choice of a group is implemented so
-     * far; topics are still created in staffChatId.
+     * The staff supergroups consultations go to (issue 16; src/config/staff-groups.ts), each with its experts and
+     * its own Telegram budget (20 messages a minute each): a new consultation goes to its owner's group, else the
+     * least loaded one. staffChatId stays the home group (admins, disputes, desk-wide notices) and takes
+     * consultations only when listed here. Unset: staffChatId alone, with every expert, as before.
      */
     staffGroups: z
       .array(
@@ -165,6 +166,20 @@ const desk = z
           path: ['tariffs', i, 'expert'],
           message: 'not one of staff.experts or staff.admins',
         })
+    })
+    const chats = new Set<number>()
+    d.staffGroups?.forEach((g, i) => {
+      if (chats.has(g.chatId))
+        ctx.addIssue({ code: 'custom', path: ['staffGroups', i, 'chatId'], message: 'listed twice' })
+      chats.add(g.chatId)
+      g.experts.forEach((e, j) => {
+        if (!staff.has(e))
+          ctx.addIssue({
+            code: 'custom',
+            path: ['staffGroups', i, 'experts', j],
+            message: 'not one of staff.experts or staff.admins',
+          })
+      })
     })
   })
   .superRefine((d, ctx) => {

@@ -1,9 +1,11 @@
 import { sql } from 'kysely'
 import type { DeskRuntime } from '../config/load'
+import { staffGroupsOf } from '../config/staff-groups'
 import { clockNow } from '../db/clock'
 import type { Trx } from '../db/database'
 import type { Outbox } from '../jobs/jobs'
 import { findTariff } from '../orders/tariffs'
+import { chooseStaffGroup } from '../routing/staff-groups'
 import { notify } from '../telegram/notify'
 import { assignable, isAvailable, staffName } from './availability'
 import { loads, markAssigned, profiles, recordAssignment } from './experts.repository'
@@ -24,6 +26,11 @@ export interface OwnerChoice {
   reason: Extract<AssignmentReason, 'tariff' | 'least_loaded'>
 }
 
+/** Held to commit: the desk's next activation waits here and then sees this one's owner and group. */
+async function lockAssignment(trx: Trx, desk: DeskRuntime): Promise<void> {
+  await sql`select pg_advisory_xact_lock(hashtext(${`experts:assign:${desk.botId}`}))`.execute(trx)
+}
+
 /**
  * Chooses (does not record) the owner of a consultation of `tariffCode`; undefined when nobody is available.
  * Takes the desk's assignment lock (unless the tariff names the expert): call it in the transaction that records
@@ -36,8 +43,7 @@ export async function chooseOwner(
 ): Promise<OwnerChoice | undefined> {
   const named = findTariff(desk, input.tariffCode)?.expert
   if (named !== undefined) return { expertId: named, reason: 'tariff' }
-  // Held to commit: the next activation of the desk waits here and then sees this one's assignment.
-  await sql`select pg_advisory_xact_lock(hashtext(${`experts:assign:${desk.botId}`}))`.execute(trx)
+  await lockAssignment(trx, desk)
   const at = input.at ?? (await clockNow(trx))
   const candidates = assignable(desk)
   const ps = new Map((await profiles(trx, desk.botId, candidates)).map((p) => [p.user_id, p]))
@@ -65,7 +71,12 @@ export async function assignAtActivation(
   desk: DeskRuntime,
   c: { id: number; tariffCode: string; title: string },
 ): Promise<number | undefined> {
+  // Several staff groups: the group is chosen under the same lock as the owner, so two activations at once see
+  // each other's group (chooseOwner takes it again: a transaction's advisory locks are reentrant).
+  if (staffGroupsOf(desk).length > 1) await lockAssignment(trx, desk)
   const choice = await chooseOwner(trx, desk, { tariffCode: c.tariffCode })
+  const group = await chooseStaffGroup(trx, desk, choice?.expertId)
+  await trx.updateTable('consultation').set({ staff_chat_id: group }).where('id', '=', c.id).execute()
   if (!choice) return undefined
   await recordAssignment(trx, {
     botId: desk.botId,

@@ -8,9 +8,16 @@ import type { ExpertProfile } from './experts.repository'
  * (`expertSettings.daysOff`: weekdays or dates, in the desk's time zone).
  */
 
-/** The people a consultation can be given to: the experts, or the admins when the desk names no experts. */
+/**
+ * The people a consultation can be given to: the experts (with several staff groups, those some group lists: an
+ * owner must be able to answer in the group the topic goes to), or the admins when there are none.
+ */
 export function assignable(desk: DeskRuntime): number[] {
-  return desk.staff.experts.length ? [...desk.staff.experts] : [...desk.staff.admins]
+  const groups = desk.staffGroups ?? []
+  const experts = groups.length
+    ? desk.staff.experts.filter((e) => groups.some((g) => g.experts.includes(e)))
+    : desk.staff.experts
+  return experts.length ? [...experts] : [...desk.staff.admins]
 }
 
 /** Everyone on the staff (experts first, then admins), once each: who /assign offers. */

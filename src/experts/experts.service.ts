@@ -2,6 +2,7 @@ import { audit } from '../audit/audit'
 import type { DeskRuntime } from '../config/load'
 import { pick } from '../config/load'
 import { SNIPPET_NAME } from '../config/schema'
+import { mayActIn, staffChatOf } from '../config/staff-groups'
 import type { Db, Trx } from '../db/database'
 import { claimUpdate } from '../db/once'
 import type { Deps } from '../deps'
@@ -104,9 +105,9 @@ export async function ownerHistory(q: Db | Trx, desk: DeskRuntime, consultationI
   return rows.map((r) => ({ ...r, name: staffName(desk, r.expert_id, ps.get(r.expert_id)) }))
 }
 
-/** The staff /assign offers, with names: experts, then admins. */
-export async function assignChoices(deps: Deps, desk: DeskRuntime) {
-  const ids = everyStaff(desk)
+/** The staff /assign offers in a staff group, with names: its experts, then the admins. */
+export async function assignChoices(deps: Deps, desk: DeskRuntime, chatId: number) {
+  const ids = everyStaff(desk).filter((id) => mayActIn(desk, chatId, id))
   const ps = new Map((await profiles(deps.db, desk.botId, ids)).map((p) => [p.user_id, p]))
   return ids.map((id) => ({ id, name: staffName(desk, id, ps.get(id)) }))
 }
@@ -122,6 +123,7 @@ export type HandOverResult =
   | { status: 'handed'; from: number | null; to: number }
   | { status: 'already' }
   | { status: 'not-staff' }
+  | { status: 'other-group' }
   | { status: 'unknown' }
 
 /**
@@ -138,6 +140,8 @@ export async function handOver(
   return deps.jobs.transaction(deps.db, async (trx, outbox) => {
     const c = await lockConsultationView(trx, input.consultationId)
     if (!c || c.bot_id !== desk.botId) return { status: 'unknown' }
+    // The topic stays in its group: an owner who cannot act there could not answer it.
+    if (!mayActIn(desk, staffChatOf(desk, c), input.to)) return { status: 'other-group' }
     const current = await currentAssignment(trx, c.id)
     if (current?.expert_id === input.to) return { status: 'already' }
     const a = await recordAssignment(trx, {

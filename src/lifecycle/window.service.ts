@@ -204,11 +204,10 @@ export async function runTopicClose(deps: Deps, consultationId: number): Promise
     await requestTopicClose(outboxOf(deps.jobs, deps.db), v.id, 3)
     return 'busy'
   }
-  const desk = deps.desk(v.bot_id)
   const route = await activeRoute(deps.db, v.id)
   if (route) {
     try {
-      await deps.api(v.bot_id).closeForumTopic(desk.staffChatId, route.message_thread_id)
+      await deps.api(v.bot_id).closeForumTopic(route.support_chat_id, route.message_thread_id)
     } catch (err) {
       const d = (err as { description?: string }).description ?? ''
       // Closed already (TOPIC_NOT_MODIFIED), or gone: either way there is nothing left to close.

@@ -324,11 +324,13 @@ export interface DeskConsultationView {
   slot_start: Date | null
   needs_start_date: boolean
   lang: string
+  /** The staff group of its topic; null: the desk's home group (read it through staffChatOf). */
+  staff_chat_id: number | null
 }
 
 const VIEW_COLUMNS = sql`c.id, c.bot_id, c.user_id, c.order_id, c.state, c.starts_at, c.access_until, c.closed_at,
   c.revoked_at, c.refund_policy, o.sla_minutes, o.appeals, o.drafts, o.title, o.tariff_code, o.price_stars, o.start_mode,
-  o.slot_start, o.needs_start_date, o.lang`
+  o.slot_start, o.needs_start_date, o.lang, c.staff_chat_id`
 
 /** Locks a consultation by id (same order of locks as the admission: the consultation row only). */
 export async function lockConsultationView(trx: Trx, consultationId: number) {

@@ -92,6 +92,8 @@ export interface OrderTables {
     closed_at: Date | null
     /** Set on refund: what happens to questions already accepted ('deliver' = answers still delivered). */
     refund_policy: RefundPolicy | null
+    /** The staff group its topic lives in, chosen at activation; null: the desk's home group (staffChatId). */
+    staff_chat_id: number | null
     created_at: Generated<Date>
     updated_at: Generated<Date>
   }

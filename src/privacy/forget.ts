@@ -99,7 +99,7 @@ export async function forgetClient(
                   where bot_id = ${botId} and consultation_id = any(${ids}::bigint[])`.execute(trx)
       const routes = await trx
         .selectFrom('desk_route')
-        .select(['consultation_id', 'message_thread_id'])
+        .select(['consultation_id', 'support_chat_id', 'message_thread_id'])
         .where('bot_id', '=', botId)
         .where('consultation_id', 'in', ids)
         .where('state', '=', 'active')
@@ -110,6 +110,7 @@ export async function forgetClient(
         topics.push({
           botId,
           consultationId: r.consultation_id,
+          chatId: r.support_chat_id,
           threadId: r.message_thread_id,
           // One note per topic ever: a second /forget, or two confirmations at once, find it sent (the queue is
           // stately per key, so two jobs of one topic never run at the same time).
@@ -164,7 +165,7 @@ export async function runForgetTopic(deps: Deps, job: ForgetTopicJob): Promise<v
   if (done) return
   const desk = deps.desk(job.botId)
   const api = deps.api(job.botId)
-  const chat = desk.staffChatId
+  const chat = job.chatId ?? desk.staffChatId
   const text = deps.i18n.t(desk.defaultLanguage, 'privacy-topic-forgotten', {
     id: String(job.consultationId),
   })

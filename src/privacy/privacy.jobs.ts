@@ -16,6 +16,8 @@ export interface ExportJob {
 export interface ForgetTopicJob {
   botId: number
   consultationId: number
+  /** The topic's staff group (absent in jobs queued before several groups: the desk's home group). */
+  chatId?: number
   threadId: number
   /** Idempotency key in outbound_message: one note per topic. */
   key: string

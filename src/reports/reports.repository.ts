@@ -11,6 +11,18 @@ export interface ReportRange {
   botId: number
   from: Date
   to: Date
+  /**
+   * One staff group's report (several groups per desk, src/config/staff-groups.ts): only its consultations, with
+   * `home` the desk's home group (consultations with no group stored belong to it). Unset: the whole desk.
+   */
+  group?: { chatId: number; home: number }
+}
+
+/** `column` (a consultation id) belongs to the report's group; true for a whole-desk report. */
+function inGroup(r: Pick<ReportRange, 'botId' | 'group'>, column: string) {
+  if (!r.group) return sql`true`
+  return sql`${sql.ref(column)} in (select id from consultation
+    where bot_id = ${r.botId} and coalesce(staff_chat_id, ${r.group.home}) = ${r.group.chatId})`
 }
 
 export interface Revenue {
@@ -34,6 +46,7 @@ export async function revenue(db: Db, r: ReportRange): Promise<Revenue> {
         as "refundedStars"
     from payment
     where bot_id = ${r.botId}
+      and (${r.group ? sql`order_id in (select order_id from consultation where ${inGroup(r, 'id')})` : sql`true`})
       and ((created_at >= ${r.from} and created_at < ${r.to}) or (refunded_at >= ${r.from} and refunded_at < ${r.to}))`.execute(
     db,
   )
@@ -48,7 +61,7 @@ export async function consultationsByState(
 ): Promise<{ state: string; count: number }[]> {
   const q = await sql<{ state: string; count: number }>`
     select state, count(*)::int as count from consultation
-      where bot_id = ${r.botId} and created_at >= ${r.from} and created_at < ${r.to}
+      where bot_id = ${r.botId} and created_at >= ${r.from} and created_at < ${r.to} and ${inGroup(r, 'id')}
       group by state order by state`.execute(db)
   return q.rows
 }
@@ -77,7 +90,8 @@ export async function appealCounts(db: Db, r: ReportRange): Promise<AppealCounts
   const q = await sql<AppealCounts>`
     select ${APPEAL_COUNT_COLUMNS}
     from desk_appeal
-    where bot_id = ${r.botId} and accepted_at >= ${r.from} and accepted_at < ${r.to}`.execute(db)
+    where bot_id = ${r.botId} and accepted_at >= ${r.from} and accepted_at < ${r.to}
+      and ${inGroup(r, 'consultation_id')}`.execute(db)
   return q.rows[0]!
 }
 
@@ -98,6 +112,7 @@ export async function responseByExpert(db: Db, r: ReportRange): Promise<ExpertRe
     from desk_appeal
     where bot_id = ${r.botId} and first_response_at >= ${r.from} and first_response_at < ${r.to}
       and answered_by is not null and response_business_minutes is not null
+      and ${inGroup(r, 'consultation_id')}
     group by answered_by
     order by "medianMinutes", answered_by`.execute(db)
   return q.rows
@@ -112,12 +127,16 @@ export interface OpenAppeal {
 }
 
 /** Open appeals now, nearest to (or furthest past) their due time first. Not limited to the range: it is a to-do. */
-export async function nearestToBreach(db: Db, botId: number, limit = 5): Promise<OpenAppeal[]> {
+export async function nearestToBreach(
+  db: Db,
+  r: Pick<ReportRange, 'botId' | 'group'>,
+  limit = 5,
+): Promise<OpenAppeal[]> {
   const q = await sql<OpenAppeal>`
     select consultation_id as "consultationId", number, accepted_at as "acceptedAt", due_at as "dueAt",
       breached_at as "breachedAt"
     from desk_appeal
-    where bot_id = ${botId} and state = 'open'
+    where bot_id = ${r.botId} and state = 'open' and ${inGroup(r, 'consultation_id')}
     order by due_at, id
     limit ${limit}`.execute(db)
   return q.rows
@@ -150,8 +169,9 @@ export async function ledgerRefusals(db: Db, r: ReportRange): Promise<RefusalCou
                -- By primary key: comparing c.id::text would scan every consultation once per refusal.
                select 1 from consultation c
                  where c.id = case when line->>'subject' ~ '^[0-9]{1,18}$' then (line->>'subject')::bigint end
-                   and c.bot_id = ${r.botId}))
-         or (line->>'scope' <> 'consultation'
+                   and c.bot_id = ${r.botId} and ${inGroup(r, 'c.id')}))
+         -- Lines of other scopes (an expert's drafts, the desk's) belong to the desk, not to one group.
+         or (${r.group ? sql`false` : sql`true`} and line->>'scope' <> 'consultation'
              and (line->>'subject' = ${String(r.botId)} or line->>'subject' like ${`${r.botId}:%`}))
       group by 1, 2, 3
       order by count desc, reason`.execute(db)
@@ -164,7 +184,7 @@ export async function admissionRefusals(db: Db, r: ReportRange): Promise<Refusal
     select coalesce(refusal->>'reason', 'unknown') as reason, null as scope, null as unit, count(*)::int as count
       from desk_message
       where bot_id = ${r.botId} and direction = 'in' and state = 'refused'
-        and created_at >= ${r.from} and created_at < ${r.to}
+        and created_at >= ${r.from} and created_at < ${r.to} and ${inGroup(r, 'consultation_id')}
       group by 1
       order by count desc, reason`.execute(db)
   return q.rows
@@ -186,7 +206,28 @@ export async function ratingsByExpert(db: Db, r: ReportRange): Promise<RatingCou
     select expert_id as "expertId", count(*)::int as count, round(avg(score), 2)::float8 as average
       from consultation_rating
       where bot_id = ${r.botId} and created_at >= ${r.from} and created_at < ${r.to}
+        and ${inGroup(r, 'consultation_id')}
       group by expert_id
       order by count desc, expert_id nulls last`.execute(db)
+  return q.rows
+}
+
+export interface GroupLoad {
+  chatId: number
+  active: number
+  openAppeals: number
+}
+
+/** Live consultations and open questions now, per staff group of the desk (no group stored: the home group). */
+export async function loadByGroup(db: Db, botId: number, home: number): Promise<GroupLoad[]> {
+  const q = await sql<GroupLoad>`
+    select coalesce(c.staff_chat_id, ${home}) as "chatId",
+      count(*) filter (where c.state = 'active')::int as active,
+      coalesce(sum((select count(*) from desk_appeal a where a.consultation_id = c.id and a.state = 'open')), 0)::int
+        as "openAppeals"
+    from consultation c
+    where c.bot_id = ${botId} and c.state = 'active'
+    group by 1
+    order by 1`.execute(db)
   return q.rows
 }

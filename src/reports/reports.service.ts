@@ -1,5 +1,6 @@
 import { DateTime } from 'luxon'
 import type { DeskRuntime } from '../config/load'
+import { isStaffGroup, staffGroupsOf } from '../config/staff-groups'
 import { clockNow } from '../db/clock'
 import type { Db } from '../db/database'
 import { formatInstant } from '../time/format'
@@ -10,7 +11,9 @@ import {
   appealCounts,
   consultationsByState,
   type ExpertResponse,
+  type GroupLoad,
   ledgerRefusals,
+  loadByGroup,
   nearestToBreach,
   type OpenAppeal,
   type RatingCount,
@@ -68,21 +71,50 @@ export interface Report {
   ledger: RefusalCount[]
   admission: RefusalCount[]
   ratings: RatingCount[]
+  /** One group's report: that group; else, with several groups, the load of each now. */
+  group?: number
+  groups: GroupLoad[]
 }
 
-export async function buildReport(db: Db, botId: number, from: Date, to: Date): Promise<Report> {
-  const r = { botId, from, to }
-  const [rev, consultations, appeals, experts, nearest, ledger, admission, ratings] = await Promise.all([
-    revenue(db, r),
-    consultationsByState(db, r),
-    appealCounts(db, r),
-    responseByExpert(db, r),
-    nearestToBreach(db, botId),
-    ledgerRefusals(db, r),
-    admissionRefusals(db, r),
-    ratingsByExpert(db, r),
-  ])
-  return { from, to, revenue: rev, consultations, appeals, experts, nearest, ledger, admission, ratings }
+/**
+ * The numbers of a range. `scope.group`: one staff group's consultations only (src/config/staff-groups.ts); else the
+ * whole desk, with each group's load now when `scope.home` is given and the desk has several.
+ */
+export async function buildReport(
+  db: Db,
+  botId: number,
+  from: Date,
+  to: Date,
+  scope: { group?: { chatId: number; home: number }; home?: number; groupCount?: number } = {},
+): Promise<Report> {
+  const r = { botId, from, to, ...(scope.group ? { group: scope.group } : {}) }
+  const several = !scope.group && scope.home !== undefined && (scope.groupCount ?? 1) > 1
+  const [rev, consultations, appeals, experts, nearest, ledger, admission, ratings, groups] =
+    await Promise.all([
+      revenue(db, r),
+      consultationsByState(db, r),
+      appealCounts(db, r),
+      responseByExpert(db, r),
+      nearestToBreach(db, r),
+      ledgerRefusals(db, r),
+      admissionRefusals(db, r),
+      ratingsByExpert(db, r),
+      several ? loadByGroup(db, botId, scope.home!) : Promise.resolve([]),
+    ])
+  return {
+    from,
+    to,
+    revenue: rev,
+    consultations,
+    appeals,
+    experts,
+    nearest,
+    ledger,
+    admission,
+    ratings,
+    ...(scope.group ? { group: scope.group.chatId } : {}),
+    groups,
+  }
 }
 
 /**
@@ -93,18 +125,23 @@ export async function reportFor(
   db: Db,
   desk: DeskRuntime,
   args: string,
+  chatId: number = desk.staffChatId,
 ): Promise<{ ok: true; report: Report; now: Date } | { ok: false }> {
   const now = await clockNow(db)
   const range = parseReportRange(args, desk, now)
   if (!range.ok) return { ok: false }
-  return { ok: true, report: await buildReport(db, desk.botId, range.from, range.to), now }
+  // In the home group: the whole desk; in another staff group: that group's consultations.
+  const home = desk.staffChatId
+  const scope =
+    chatId === home ? { home, groupCount: staffGroupsOf(desk).length } : { group: { chatId, home } }
+  return { ok: true, report: await buildReport(db, desk.botId, range.from, range.to, scope), now }
 }
 
 type T = (key: string, params?: Record<string, string | number>) => string
 
 /** How the report names a staff member: the configured role and the Telegram id (no names are stored). */
 function staffLabel(t: T, desk: DeskRuntime, id: number): string {
-  if (id === desk.staffChatId) return t('report-who-anonymous')
+  if (isStaffGroup(desk, id)) return t('report-who-anonymous')
   if (desk.staff.admins.includes(id)) return t('report-who-admin', { id: String(id) })
   if (desk.staff.experts.includes(id)) return t('report-who-expert', { id: String(id) })
   return t('report-who-other', { id: String(id) })
@@ -117,6 +154,18 @@ export function renderReport(t: T, desk: DeskRuntime, r: Report, now: Date): str
   const none = t('report-none')
   const lines = [
     t('report-title', { from: at(r.from), to: at(r.to), zone }),
+    ...(r.group !== undefined ? [t('report-group-only', { chat: String(r.group) })] : []),
+    ...(r.groups.length
+      ? [
+          t('report-groups', {
+            list: r.groups
+              .map((g) =>
+                t('report-group-line', { chat: String(g.chatId), active: g.active, open: g.openAppeals }),
+              )
+              .join('\n'),
+          }),
+        ]
+      : []),
     '',
     t('report-revenue', {
       paid: r.revenue.paidStars,

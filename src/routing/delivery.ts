@@ -7,6 +7,7 @@ import { type Api, GrammyError } from 'grammy'
 import type { InlineKeyboardMarkup, MessageEntity, ReplyParameters } from 'grammy/types'
 import { deskDrafting } from '../config/drafting'
 import type { DeskRuntime } from '../config/load'
+import { staffChatOf } from '../config/staff-groups'
 import type { Deps } from '../deps'
 import { errorSummary } from '../jobs/jobs'
 import { consultationView, type DeskConsultationView } from '../orders/orders.repository'
@@ -247,7 +248,7 @@ class LaneRun {
       // back at the end of the queue), so lanes take turns even when there are more lanes than workers.
       if (
         this.dir === 'in' &&
-        (await this.deps.budget.othersWaiting(this.v.bot_id, this.desk.staffChatId, this.lane))
+        (await this.deps.budget.othersWaiting(this.v.bot_id, staffChatOf(this.desk, this.v), this.lane))
       )
         return { kind: 'defer', seconds: 0 }
     }
@@ -259,7 +260,7 @@ class LaneRun {
       if (dc.card_dirty)
         await this.flagged('card_dirty', (route) => refreshCard(this.deps, this.desk, this.api, route))
       if (dc.title_dirty)
-        await this.flagged('title_dirty', (route) => refreshTitle(this.deps, this.desk, this.api, route))
+        await this.flagged('title_dirty', (route) => refreshTitle(this.deps, this.api, route))
     }
     return DONE
   }
@@ -285,7 +286,7 @@ class LaneRun {
       if (!this.route) this.route = await createTopic(this.deps, this.desk, this.api, this.v)
       if (this.route.card_message_id === null) await postCard(this.deps, this.desk, this.api, this.route)
       else if (this.route.card_pinned_message_id !== this.route.card_message_id)
-        await pinCard(this.deps, this.desk, this.api, this.route)
+        await pinCard(this.deps, this.api, this.route)
       if (this.route.summary_pending) await postSummary(this.deps, this.desk, this.api, this.route)
       return this.route
     } catch (err) {
@@ -304,7 +305,7 @@ class LaneRun {
     const reason = err instanceof GrammyError ? err.description.replace(/^Bad Request: /, '') : 'unusable'
     if (isTopicClosed(err)) {
       try {
-        await this.api.reopenForumTopic(this.desk.staffChatId, route.message_thread_id)
+        await this.api.reopenForumTopic(route.support_chat_id, route.message_thread_id)
         await this.note('desk-note-reopened', {}, `desk:reopened:${route.message_thread_id}:${Date.now()}`)
         this.deps.log.info({ consultation_id: this.v.id, thread: route.message_thread_id }, 'topic reopened')
         return true
@@ -380,7 +381,7 @@ class LaneRun {
 
   private async sendIn(route: Route, batch: Item[]): Promise<void> {
     const head = batch[0]!
-    const chat = this.desk.staffChatId
+    const chat = route.support_chat_id
     const thread = route.message_thread_id
     if (head.kind === 'note' || head.kind === 'text') {
       const { text, entities, markup } = this.render(head)
@@ -403,7 +404,7 @@ class LaneRun {
 
   private othersWaiting(): Promise<boolean> {
     if (this.dir !== 'in') return Promise.resolve(false)
-    return this.deps.budget.othersWaiting(this.v.bot_id, this.desk.staffChatId, this.lane)
+    return this.deps.budget.othersWaiting(this.v.bot_id, staffChatOf(this.desk, this.v), this.lane)
   }
 
   /** A copy that can travel in a copyMessages: no album, no reply to keep, no button to attach. */
@@ -433,7 +434,7 @@ class LaneRun {
 
   /** A client's messages past the anti-flood rate, as one message (antiflood.ts); each item maps to it. */
   private async sendDigest(route: Route, batch: Item[]): Promise<void> {
-    const chat = this.desk.staffChatId
+    const chat = route.support_chat_id
     const thread = route.message_thread_id
     const m = await this.api.sendMessage(chat, digestText(this.deps, this.desk.defaultLanguage, batch), {
       message_thread_id: thread,

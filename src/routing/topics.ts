@@ -2,6 +2,7 @@ import { type Api, GrammyError } from 'grammy'
 import { sql } from 'kysely'
 import { findClient } from '../clients/clients.repository'
 import type { DeskRuntime } from '../config/load'
+import { staffChatOf } from '../config/staff-groups'
 import type { Deps } from '../deps'
 import { Ledger } from '../ledger/ledger.service'
 import { APPEALS_UNIT, CONSULTATION_SCOPE } from '../orders/allowances'
@@ -220,13 +221,15 @@ export async function createTopic(
   const name = await currentTopicName(deps, v)
   // A crash between this call and the insert below leaves one empty topic behind and the next run creates
   // another: Telegram cannot be asked "did this call happen", and an empty extra topic is the cheap side.
-  const topic = await api.createForumTopic(desk.staffChatId, name, { icon_color: TOPIC_ICON_COLOR })
+  // The consultation's group (chosen at activation; src/config/staff-groups.ts): every later call uses the route's.
+  const chat = staffChatOf(desk, v)
+  const topic = await api.createForumTopic(chat, name, { icon_color: TOPIC_ICON_COLOR })
   return deps.db.transaction().execute(async (trx) => {
     await lockConsultationKey(trx, v.id)
     await countTopicCreated(trx, v.id)
     return insertRoute(trx, {
       botId: desk.botId,
-      supportChatId: desk.staffChatId,
+      supportChatId: chat,
       threadId: topic.message_thread_id,
       consultationId: v.id,
       userId: v.user_id,
@@ -248,13 +251,13 @@ export async function retireTopic(deps: Deps, consultationId: number, reason: st
 export async function postCard(deps: Deps, desk: DeskRuntime, api: Api, route: Route): Promise<void> {
   const v = await consultationView(deps.db, route.consultation_id)
   if (!v) return
-  const m = await api.sendMessage(desk.staffChatId, await renderCard(deps, desk, v), {
+  const m = await api.sendMessage(route.support_chat_id, await renderCard(deps, desk, v), {
     message_thread_id: route.message_thread_id,
     link_preview_options: { is_disabled: true },
   })
   await updateRoute(deps.db, route, { card_message_id: m.message_id })
   route.card_message_id = m.message_id
-  await pinCard(deps, desk, api, route)
+  await pinCard(deps, api, route)
 }
 
 /**
@@ -262,11 +265,11 @@ export async function postCard(deps: Deps, desk: DeskRuntime, api: Api, route: R
  * the error goes up and the lane retries. A refusal (no pin rights, the message gone) settles it: the card is
  * still there, at the top of the topic, and retrying would not change Telegram's mind.
  */
-export async function pinCard(deps: Deps, desk: DeskRuntime, api: Api, route: Route): Promise<void> {
+export async function pinCard(deps: Deps, api: Api, route: Route): Promise<void> {
   const card = route.card_message_id
   if (card === null || route.card_pinned_message_id === card) return
   try {
-    await api.pinChatMessage(desk.staffChatId, card, { disable_notification: true })
+    await api.pinChatMessage(route.support_chat_id, card, { disable_notification: true })
   } catch (err) {
     if (!(err instanceof GrammyError) || err.error_code >= 500 || err.error_code === 429) throw err
     deps.log.warn({ consultation_id: route.consultation_id, err: err.description }, 'could not pin the card')
@@ -279,7 +282,7 @@ export async function postSummary(deps: Deps, desk: DeskRuntime, api: Api, route
   const v = await consultationView(deps.db, route.consultation_id)
   if (!v) return
   const reason = await previousTopicReason(deps, route)
-  await api.sendMessage(desk.staffChatId, await renderSummary(deps, desk, v, reason), {
+  await api.sendMessage(route.support_chat_id, await renderSummary(deps, desk, v, reason), {
     message_thread_id: route.message_thread_id,
     link_preview_options: { is_disabled: true },
   })
@@ -304,7 +307,7 @@ export async function refreshCard(deps: Deps, desk: DeskRuntime, api: Api, route
   if (!v) return
   if (route.card_message_id === null) return postCard(deps, desk, api, route)
   try {
-    await api.editMessageText(desk.staffChatId, route.card_message_id, await renderCard(deps, desk, v), {
+    await api.editMessageText(route.support_chat_id, route.card_message_id, await renderCard(deps, desk, v), {
       link_preview_options: { is_disabled: true },
     })
   } catch (err) {
@@ -316,13 +319,13 @@ export async function refreshCard(deps: Deps, desk: DeskRuntime, api: Api, route
 }
 
 /** Renames the topic when its name (status icon, client name) changed. */
-export async function refreshTitle(deps: Deps, desk: DeskRuntime, api: Api, route: Route): Promise<void> {
+export async function refreshTitle(deps: Deps, api: Api, route: Route): Promise<void> {
   const v = await consultationView(deps.db, route.consultation_id)
   if (!v) return
   const name = await currentTopicName(deps, v)
   if (name === route.topic_name) return
   try {
-    await api.editForumTopic(desk.staffChatId, route.message_thread_id, { name })
+    await api.editForumTopic(route.support_chat_id, route.message_thread_id, { name })
   } catch (err) {
     if (!/TOPIC_NOT_MODIFIED/i.test((err as { description?: string }).description ?? '')) throw err
   }

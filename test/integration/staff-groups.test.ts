@@ -1,6 +1,7 @@
 import { sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { chooseStaffGroup, staffGroupsOf } from '../../src/routing/staff-groups'
+import { staffGroupsOf } from '../../src/config/staff-groups'
+import { chooseStaffGroup } from '../../src/routing/staff-groups'
 import { createTestDatabase, type TestDatabase } from '../support/db'
 
 /** The choice of a staff group for a new consultation: the owner's group, else the least loaded; one group as before. */
@@ -24,13 +25,13 @@ const desk = {
   ],
 }
 
-async function routes(chat: number, n: number, from: number) {
-  // Routes alone (their consultations do not matter here): foreign keys off for this transaction.
+async function live(chat: number | null, n: number, from: number) {
+  // Consultations alone (their orders do not matter here): foreign keys off for this transaction.
   await db.db.transaction().execute(async (trx) => {
     await sql`set local session_replication_role = replica`.execute(trx)
     for (let i = 0; i < n; i++)
-      await sql`insert into desk_route (bot_id, support_chat_id, message_thread_id, consultation_id, user_id, topic_name)
-        values (${BOT}, ${chat}, ${from + i}, ${from + i}, ${from + i}, 't')`.execute(trx)
+      await sql`insert into consultation (bot_id, order_id, user_id, state, staff_chat_id)
+        values (${BOT}, ${from + i}, ${from + i}, 'active', ${chat})`.execute(trx)
   })
 }
 
@@ -44,13 +45,22 @@ describe('choosing a staff group', () => {
 
   it("the owner's group first, else the least loaded (ties: the first listed)", async () => {
     expect(await chooseStaffGroup(db.db, desk)).toBe(A)
-    await routes(A, 2, 100)
+    await live(A, 2, 100)
     expect(await chooseStaffGroup(db.db, desk)).toBe(B)
     expect(await chooseStaffGroup(db.db, desk, 11)).toBe(A)
-    await routes(B, 3, 200)
+    await live(B, 3, 200)
     expect(await chooseStaffGroup(db.db, desk)).toBe(A)
     expect(await chooseStaffGroup(db.db, desk, 20)).toBe(B)
     // An owner in no group: the least loaded.
     expect(await chooseStaffGroup(db.db, desk, 99)).toBe(A)
+    // Consultations from before groups (no group stored) count for the home group; closed ones for none.
+    await live(null, 2, 300)
+    expect(await chooseStaffGroup(db.db, desk)).toBe(B)
+    await sql`update consultation set state = 'closed' where bot_id = ${BOT} and staff_chat_id = ${B}`.execute(
+      db.db,
+    )
+    expect(await chooseStaffGroup(db.db, desk)).toBe(B)
+    await live(B, 5, 400)
+    expect(await chooseStaffGroup(db.db, desk)).toBe(A)
   })
 })

@@ -1,4 +1,5 @@
 import { Composer, InlineKeyboard } from 'grammy'
+import { isStaffGroup } from '../../config/staff-groups'
 import { requestReconciliation } from '../../payments/reconciliation'
 import { findDeskPayment, type RefundOutcome, refundPayment, refundsWaiting } from '../../payments/refunds'
 import type { BotContext } from '../context'
@@ -29,7 +30,7 @@ const where = (ctx: BotContext) => {
  */
 export function say(ctx: BotContext) {
   return (key: string, params?: Record<string, string | number>) =>
-    ctx.chat?.id === ctx.desk.staffChatId
+    isStaffGroup(ctx.desk, ctx.chat?.id)
       ? ctx.deps.i18n.t(ctx.desk.defaultLanguage, key, params)
       : ctx.t(key, params)
 }

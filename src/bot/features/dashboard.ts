@@ -1,4 +1,5 @@
 import { Composer } from 'grammy'
+import { isStaffGroup } from '../../config/staff-groups'
 import { roleOf } from '../../dashboard/access'
 import { reportDashboardButton, setMenuButton, webAppButton } from '../../dashboard/links'
 import type { BotContext } from '../context'
@@ -19,14 +20,14 @@ dashboardFeature.chatType('private').command('dashboard', async (ctx) => {
 })
 
 dashboardFeature
-  .filter((ctx) => ctx.chat?.id === ctx.desk.staffChatId)
+  .filter((ctx) => isStaffGroup(ctx.desk, ctx.chat?.id))
   .command('dashboard', async (ctx) => {
     const { deps, desk } = ctx
     const t = (key: string) => deps.i18n.t(desk.defaultLanguage, key)
     const m = ctx.msg
     const thread = m.is_topic_message && m.message_thread_id ? { message_thread_id: m.message_thread_id } : {}
     const staff = m.sender_chat
-      ? m.sender_chat.id === desk.staffChatId && desk.staff.anonymousAdmins
+      ? m.sender_chat.id === m.chat.id && desk.staff.anonymousAdmins
       : !!m.from && !!roleOf(desk, m.from.id)
     if (!staff) return ctx.reply(t('dashboard-staff-only'), thread)
     const button = reportDashboardButton(deps.config, desk, ctx.me.username, t('dashboard-open'))

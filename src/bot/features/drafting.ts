@@ -1,6 +1,7 @@
 import { Composer } from 'grammy'
 import type { Message } from 'grammy/types'
 import { DateTime } from 'luxon'
+import { isStaffGroup } from '../../config/staff-groups'
 import { consultationOfTopic } from '../../consultations/desk.service'
 import { captureEdit, discardDraft, isEditingDraft, sendDraft, startEdit } from '../../drafting/actions'
 import type { ActionResult, ReconcileResult } from '../../drafting/drafting.model'
@@ -21,7 +22,7 @@ import { staffOf } from './staff'
  * an edit by its message (draft_edit), admin replies by the command's message (notify dedupe key).
  */
 export const draftingFeature = new Composer<BotContext>()
-const group = draftingFeature.filter((ctx) => ctx.chat?.id === ctx.desk.staffChatId)
+const group = draftingFeature.filter((ctx) => isStaffGroup(ctx.desk, ctx.chat?.id))
 
 const ADMIN_COMMANDS = new Set(['drafts', 'draft_commit', 'draft_release'])
 

@@ -1,5 +1,6 @@
 import { Composer, InlineKeyboard } from 'grammy'
 import type { Message } from 'grammy/types'
+import { isStaffGroup } from '../../config/staff-groups'
 import { type ConsultationTopic, consultationOfTopic, replyInTopic } from '../../consultations/desk.service'
 import { answerWithSnippet } from '../../consultations/snippet-answer'
 import {
@@ -40,7 +41,7 @@ function commandOf(ctx: BotContext, m: Message): { name: string; args: string } 
 expertsFeature.on('message', async (ctx, next) => {
   const { deps, desk } = ctx
   const m = ctx.message
-  const inGroup = m.chat.id === desk.staffChatId
+  const inGroup = isStaffGroup(desk, m.chat.id)
   if (!inGroup && m.chat.type !== 'private') return next()
   const cmd = commandOf(ctx, m)
   if (!cmd || !(TOPIC_COMMANDS.has(cmd.name) || ANYWHERE_COMMANDS.has(cmd.name))) return next()
@@ -49,7 +50,7 @@ expertsFeature.on('message', async (ctx, next) => {
   if (!who) return next()
   const route =
     inGroup && m.is_topic_message && m.message_thread_id
-      ? await consultationOfTopic(deps.db, desk.botId, desk.staffChatId, m.message_thread_id)
+      ? await consultationOfTopic(deps.db, desk.botId, m.chat.id, m.message_thread_id)
       : undefined
   if (TOPIC_COMMANDS.has(cmd.name) && !route) return next()
   if (m.from && !m.sender_chat) await rememberStaffName(deps, desk, who.id, who.label)
@@ -84,7 +85,7 @@ expertsFeature.on('message', async (ctx, next) => {
       const c = route!
       const owner = await ownerOf(deps.db, desk, c.consultation_id)
       const kb = new InlineKeyboard()
-      for (const s of await assignChoices(deps, desk))
+      for (const s of await assignChoices(deps, desk, m.chat.id))
         kb.text(
           `${s.id === owner?.expertId ? '✓ ' : ''}${s.name}`,
           `ex:as:${c.consultation_id}:${s.id}`,
@@ -175,7 +176,7 @@ expertsFeature.callbackQuery(/^ex:as:(\d{1,15}):(\d{1,15})$/, async (ctx) => {
   const { deps, desk } = ctx
   const q = ctx.callbackQuery
   const t = (k: string, p?: Record<string, string | number>) => deps.i18n.t(desk.defaultLanguage, k, p)
-  if (q.message?.chat.id !== desk.staffChatId) return ctx.answerCallbackQuery()
+  if (!isStaffGroup(desk, q.message?.chat.id)) return ctx.answerCallbackQuery()
   const who = staffOf(ctx, { from: q.from })
   if (!who) return ctx.answerCallbackQuery({ text: t('experts-staff-only'), show_alert: true })
   const r = await handOver(deps, desk, {
@@ -191,6 +192,7 @@ expertsFeature.callbackQuery(/^ex:as:(\d{1,15}):(\d{1,15})$/, async (ctx) => {
   const key = {
     already: 'experts-assign-already',
     'not-staff': 'experts-assign-not-staff',
+    'other-group': 'experts-assign-other-group',
     unknown: 'experts-assign-unknown',
   }[r.status]
   return ctx.answerCallbackQuery({ text: t(key), show_alert: r.status !== 'already' })

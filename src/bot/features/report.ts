@@ -1,4 +1,5 @@
 import { Composer } from 'grammy'
+import { isStaffGroup } from '../../config/staff-groups'
 import { reportDashboardButton } from '../../dashboard/links'
 import { renderOwners } from '../../experts/owners-report'
 import { renderReport, reportFor } from '../../reports/reports.service'
@@ -10,7 +11,7 @@ import type { BotContext } from '../context'
  * to breach, refusals; optionally for a date range. Read-only, so it answers directly in the thread it was asked in.
  */
 export const reportFeature = new Composer<BotContext>()
-const group = reportFeature.filter((ctx) => ctx.chat?.id === ctx.desk.staffChatId)
+const group = reportFeature.filter((ctx) => isStaffGroup(ctx.desk, ctx.chat?.id))
 
 group.command('report', async (ctx) => {
   const { deps, desk } = ctx
@@ -19,10 +20,10 @@ group.command('report', async (ctx) => {
   const t = (key: string, p?: Record<string, string | number>) => deps.i18n.t(lang, key, p)
   const thread = m.is_topic_message && m.message_thread_id ? { message_thread_id: m.message_thread_id } : {}
   const admin = m.sender_chat
-    ? m.sender_chat.id === desk.staffChatId && desk.staff.anonymousAdmins
+    ? m.sender_chat.id === m.chat.id && desk.staff.anonymousAdmins
     : !!m.from && desk.staff.admins.includes(m.from.id)
   if (!admin) return ctx.reply(t('report-admins-only'), thread)
-  const r = await reportFor(deps.db, desk, typeof ctx.match === 'string' ? ctx.match : '')
+  const r = await reportFor(deps.db, desk, typeof ctx.match === 'string' ? ctx.match : '', m.chat.id)
   if (!r.ok) return ctx.reply(t('report-usage'), thread)
   const dashboard = reportDashboardButton(deps.config, desk, ctx.me.username, t('dashboard-open'))
   // The owners now (src/experts), after the range's numbers.

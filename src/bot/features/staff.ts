@@ -1,5 +1,6 @@
 import { Composer, InlineKeyboard } from 'grammy'
 import type { Message } from 'grammy/types'
+import { isStaffGroup, mayActIn } from '../../config/staff-groups'
 import { recordEditedMessage, recordStaffMessage } from '../../consultations/answers'
 import {
   addInternalNote,
@@ -25,7 +26,7 @@ import type { BotContext } from '../context'
  * this bot or any other) stay in the topic.
  */
 export const staffFeature = new Composer<BotContext>()
-const group = staffFeature.filter((ctx) => ctx.chat?.id === ctx.desk.staffChatId)
+const group = staffFeature.filter((ctx) => isStaffGroup(ctx.desk, ctx.chat?.id))
 
 type Role = 'admin' | 'expert'
 interface Staff {
@@ -35,19 +36,26 @@ interface Staff {
   label: string
 }
 
+/**
+ * Who the sender is on this desk, where they write: the desk's admins act in every staff group; an expert acts in
+ * the groups that list them (src/config/staff-groups.ts) and in private; an anonymous admin only as the group it
+ * posts in, and only where the config allows it. Undefined: not staff here.
+ */
 export function staffOf(ctx: BotContext, m: Pick<Message, 'from' | 'sender_chat'>): Staff | undefined {
   const desk = ctx.desk
+  const chat = ctx.chat
   if (m.sender_chat) {
-    return m.sender_chat.id === desk.staffChatId && desk.staff.anonymousAdmins
-      ? { role: 'admin', id: desk.staffChatId, label: 'anonymous admin' }
+    return m.sender_chat.id === chat?.id && isStaffGroup(desk, chat.id) && desk.staff.anonymousAdmins
+      ? { role: 'admin', id: chat.id, label: 'anonymous admin' }
       : undefined
   }
   const u = m.from
   if (!u || u.is_bot) return undefined
   const label = [u.first_name, u.last_name].filter(Boolean).join(' ') || `id ${u.id}`
   if (desk.staff.admins.includes(u.id)) return { role: 'admin', id: u.id, label }
-  if (desk.staff.experts.includes(u.id)) return { role: 'expert', id: u.id, label }
-  return undefined
+  if (!desk.staff.experts.includes(u.id)) return undefined
+  if (chat && chat.type !== 'private' && !mayActIn(desk, chat.id, u.id)) return undefined
+  return { role: 'expert', id: u.id, label }
 }
 
 /**
@@ -73,7 +81,7 @@ export function parseHours(args: string): number | undefined {
 
 async function routeOf(ctx: BotContext, m: Message): Promise<ConsultationTopic | undefined> {
   if (!m.is_topic_message || !m.message_thread_id) return undefined
-  return consultationOfTopic(ctx.deps.db, ctx.desk.botId, ctx.desk.staffChatId, m.message_thread_id)
+  return consultationOfTopic(ctx.deps.db, ctx.desk.botId, m.chat.id, m.message_thread_id)
 }
 
 group.on('message', async (ctx, next) => {
@@ -81,7 +89,7 @@ group.on('message', async (ctx, next) => {
   const route = await routeOf(ctx, m)
   if (!route) return next()
   const who = staffOf(ctx, m)
-  if (!who) return
+  if (!who) return refuseOtherGroup(ctx, route, m)
   const cmd = commandOf(ctx, m)
   if (cmd) return cmd.ours ? command(ctx, route, who, m, cmd) : undefined
   const text = m.text ?? m.caption ?? ''
@@ -94,6 +102,25 @@ group.on('message', async (ctx, next) => {
   if (r.status === 'recorded' && r.answered)
     ctx.log.info({ consultation_id: route.consultation_id, appeal: r.answered }, 'appeal answered')
 })
+
+/**
+ * An expert of the desk writing in a topic of a group that does not list them: nothing reaches the client, and
+ * they are told so in the topic (once per message) rather than left believing they answered.
+ */
+async function refuseOtherGroup(ctx: BotContext, route: ConsultationTopic, m: Message): Promise<void> {
+  const { deps, desk } = ctx
+  if (!m.from || m.sender_chat || !desk.staff.experts.includes(m.from.id)) return
+  const text = m.text ?? m.caption ?? ''
+  if (text.startsWith(desk.internalNotePrefix) || !contentTypeOf(m)) return
+  const c = { id: route.consultation_id, bot_id: route.bot_id, user_id: route.user_id }
+  await replyInTopic(
+    deps,
+    c,
+    'desk-not-your-group',
+    {},
+    `desk:other-group:${desk.botId}:${m.chat.id}:${m.message_id}`,
+  )
+}
 
 group.on('edited_message', async (ctx, next) => {
   const m = ctx.editedMessage

@@ -10,6 +10,7 @@ experts-assign-pick = Who takes this consultation over? Owner now: {$owner}.
 experts-assign-done = Handed over to {$name}.
 experts-assign-already = They already own it.
 experts-assign-not-staff = Only the desk's staff can take consultations.
+experts-assign-other-group = They are not one of this group's experts, so they could not answer here. Pick someone listed in this group.
 experts-assign-unknown = This consultation is gone.
 experts-staff-only = Only the desk's staff can do this.
 experts-alert =

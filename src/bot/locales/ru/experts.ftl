@@ -10,6 +10,7 @@ experts-assign-pick = Кому передать консультацию? Сей
 experts-assign-done = Передано: {$name}.
 experts-assign-already = Уже ведёт эту консультацию.
 experts-assign-not-staff = Консультации ведут только сотрудники.
+experts-assign-other-group = Этого сотрудника нет среди экспертов этой группы: отвечать здесь он не сможет. Выберите кого-то из этой группы.
 experts-assign-unknown = Консультация не найдена.
 experts-staff-only = Это могут только сотрудники.
 experts-alert =

@@ -3,6 +3,18 @@
 report-usage = Формат: /report [7d | ГГГГ-ММ-ДД | ГГГГ-ММ-ДД ГГГГ-ММ-ДД]. Без аргументов — последние 30 дней.
 report-admins-only = Отчёт доступен только администраторам стола.
 report-title = 📊 Отчёт {$from} — {$to} ({$zone})
+report-group-only = 👥 Только эта группа сотрудников ({$chat}): её консультации, их оплаты и вопросы. Весь стол: /report в основной группе.
+report-groups = 👥 Группы сотрудников сейчас:
+    {$list}
+report-group-line = • {$chat}: {$active ->
+    [one] {$active} идущая консультация
+    [few] {$active} идущие консультации
+   *[many] {$active} идущих консультаций
+}, {$open ->
+    [one] {$open} открытый вопрос
+    [few] {$open} открытых вопроса
+   *[many] {$open} открытых вопросов
+}
 report-revenue = 💰 Выручка: оплачено {$paid} ⭐ ({$paidCount} { $paidCount ->
         [one] платёж
         [few] платежа

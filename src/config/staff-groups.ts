@@ -1,0 +1,55 @@
+import type { DeskRuntime } from './load'
+
+/**
+ * A desk's staff supergroups (issue 16). `staffChatId` is the desk's home group: admins, disputes, payment and
+ * reconciliation notices, /report over the whole desk. `staffGroups`, when set, lists the groups consultations go to,
+ * each with its experts and its own Telegram budget (20 messages a minute per group); the home group takes
+ * consultations only when it is listed there. Unset: the home group alone, with every expert, as before.
+ *
+ * A consultation's group is chosen once, at activation (src/routing/staff-groups.ts), and stored on the
+ * consultation (staff_chat_id; null on consultations activated before groups existed: the home group).
+ */
+export interface StaffGroup {
+  chatId: number
+  experts: number[]
+}
+
+type GroupsOf = Pick<DeskRuntime, 'staffChatId' | 'staffGroups' | 'staff'>
+
+/** The groups that take new consultations. */
+export function staffGroupsOf(desk: GroupsOf): StaffGroup[] {
+  if (desk.staffGroups?.length) return desk.staffGroups
+  return [{ chatId: desk.staffChatId, experts: desk.staff.experts }]
+}
+
+/** The group a consultation's topic, card, summary and notices live in. */
+export function staffChatOf(
+  desk: Pick<DeskRuntime, 'staffChatId'>,
+  c: { staff_chat_id: number | null },
+): number {
+  return c.staff_chat_id ?? desk.staffChatId
+}
+
+/** Whether a chat is one of the desk's staff groups (the home group or a listed one). */
+export function isStaffGroup(desk: GroupsOf, chatId: number | undefined): boolean {
+  if (chatId === undefined) return false
+  return chatId === desk.staffChatId || (desk.staffGroups ?? []).some((g) => g.chatId === chatId)
+}
+
+/**
+ * Whether a staff member may act in a group's topics (answer, /draft, /assign...): the desk's admins everywhere;
+ * an expert in the groups that list them, and in the home group when it is not a listed group (its older topics).
+ */
+export function mayActIn(desk: GroupsOf, chatId: number, userId: number): boolean {
+  if (desk.staff.admins.includes(userId)) return true
+  const listed = desk.staffGroups?.find((g) => g.chatId === chatId)
+  if (listed) return listed.experts.includes(userId)
+  return chatId === desk.staffChatId && desk.staff.experts.includes(userId)
+}
+
+/** The experts who may act in a group (the /assign buttons there). */
+export function expertsOfGroup(desk: GroupsOf, chatId: number): number[] {
+  const listed = desk.staffGroups?.find((g) => g.chatId === chatId)
+  if (listed) return listed.experts
+  return chatId === desk.staffChatId ? desk.staff.experts : []
+}
