@@ -87,6 +87,8 @@ describe('the shared Telegram budget', () => {
     expect(grants.every((w) => w === 0)).toBe(true)
     const w = await take(a, 'copyMessage', { chat_id: chat }, 'l', 1, BOT + 1)
     expect(w).toBeGreaterThan(50)
+    // Another staff group of the same desk (several groups per desk) has a window of its own: it goes at once.
+    expect(await take(b, 'copyMessage', { chat_id: chat - 100 }, 'l', 1, BOT + 1)).toBe(0)
     // Not counted by the group: a reaction; counted n times: a copyMessages of n ids.
     expect(await take(b, 'setMessageReaction', { chat_id: chat }, 'l', 1, BOT + 1)).toBe(0)
     expect(b.keysFor(BOT + 1, 'copyMessages', { chat_id: chat, message_ids: [1, 2, 3] })[1]!.weight).toBe(3)
