@@ -26,7 +26,8 @@ import {
 /**
  * The dashboard's JSON API against the real app (its HTTP server, its database, the Bot API stand-in for refunds)
  * on a seeded month of desk history: who gets what, the numbers against /report's, search, filters, a
- * consultation's page, CSV exports, refunds.
+ * consultation's page, CSV exports, refunds. One file over the house's ~400 lines on purpose: every case reads the
+ * same seeded month (test/support/dashboard-seed.ts), and a second file would seed and start a second app.
  */
 
 const TOKEN = `${TEST_BOT_ID}:${'T'.repeat(35)}`
