@@ -75,7 +75,7 @@ export async function assignAtActivation(
   // each other's group (chooseOwner takes it again: a transaction's advisory locks are reentrant).
   if (staffGroupsOf(desk).length > 1) await lockAssignment(trx, desk)
   const choice = await chooseOwner(trx, desk, { tariffCode: c.tariffCode })
-  const group = await chooseStaffGroup(trx, desk, choice?.expertId)
+  const group = await chooseStaffGroup(trx, desk, choice?.expertId, c.id)
   await trx.updateTable('consultation').set({ staff_chat_id: group }).where('id', '=', c.id).execute()
   if (!choice) return undefined
   await recordAssignment(trx, {

@@ -13,6 +13,8 @@ export async function chooseStaffGroup(
   q: Db | Trx,
   desk: Pick<DeskRuntime, 'botId' | 'staffChatId' | 'staffGroups' | 'staff'>,
   ownerId?: number | null,
+  /** The consultation being placed (already active in the caller's transaction): not its own load. */
+  consultationId?: number,
 ): Promise<number> {
   const groups = staffGroupsOf(desk)
   if (ownerId != null) {
@@ -22,7 +24,7 @@ export async function chooseStaffGroup(
   if (groups.length === 1) return groups[0]!.chatId
   const r = await sql<{ chat: number; n: number }>`
     select coalesce(staff_chat_id, ${desk.staffChatId}) as chat, count(*)::int as n from consultation
-      where bot_id = ${desk.botId} and state = 'active'
+      where bot_id = ${desk.botId} and state = 'active' and id <> ${consultationId ?? 0}
       group by 1`.execute(q)
   const load = new Map(r.rows.map((x) => [Number(x.chat), x.n]))
   let best = groups[0]!

@@ -5,6 +5,7 @@ import type { DeskRuntime } from '../config/load'
 import type { PlanConfig } from '../config/schema'
 import { consultationActivatedQueue, jobId, scheduleWindowJobs } from '../consultations/consultations.jobs'
 import type { Deps } from '../deps'
+import { assignAtActivation } from '../experts/assign'
 import type { Outbox } from '../jobs/jobs'
 import { LedgerTx } from '../ledger/ledger.service'
 import { APPEALS_UNIT, CONSULTATION_SCOPE, DRAFTS_UNIT } from '../orders/allowances'
@@ -157,6 +158,8 @@ async function start(c: PayCtx): Promise<PlanPaymentOutcome> {
     .returningAll()
     .executeTakeFirstOrThrow()
   const period = await grantPeriod(c, sub, cons, plan, 1, now, end, false)
+  // Its owner and staff group (src/experts), as a one-off consultation gets them at activation.
+  await assignAtActivation(trx, outbox, desk, { id: cons.id, tariffCode: plan.code, title: order.title })
   await outbox.send(consultationActivatedQueue, { consultationId: cons.id })
   await scheduleWindowJobs(outbox, desk, cons)
   await scheduleLapse(outbox, sub.id, end, desk)

@@ -49,7 +49,7 @@ describe('npm run demo:plan', () => {
     for (const line of [
       /bot ▸ Telegram +createInvoiceLink “Support, basic” 500 ⭐, subscription_period 2592000/,
       /bot ▸ Anna +✅ Your plan “Support, basic” is active: 3 questions/,
-      /bot ▸ staff group +🗂 new topic “🟢 Anna · Support, basic · #1”/,
+      /bot ▸ staff group +🗂 new topic “🟢 Anna · Support, basic · #1 · 👤 Ed”/,
       /bot ▸ Anna +✅ Question #1 accepted/,
       /bot ▸ Anna +🔄 “Support, basic” renewed: period 2, .*5 questions \(2 carried over\)/,
       /bot ▸ Telegram +createInvoiceLink “Support, pro” 400 ⭐ \(one-off\)/,

@@ -62,5 +62,13 @@ describe('choosing a staff group', () => {
     expect(await chooseStaffGroup(db.db, desk)).toBe(B)
     await live(B, 5, 400)
     expect(await chooseStaffGroup(db.db, desk)).toBe(A)
+    // The consultation being placed (active already in its activation's transaction) is not its own load.
+    await live(A, 1, 500)
+    const placed = await sql<{ id: number }>`select id from consultation where order_id = 500`.execute(db.db)
+    expect(await chooseStaffGroup(db.db, desk, null, placed.rows[0]!.id)).toBe(A)
+    expect(await chooseStaffGroup(db.db, desk)).toBe(A) // 5 and 5: a tie goes to the first listed
+    await live(A, 1, 501)
+    expect(await chooseStaffGroup(db.db, desk, null, placed.rows[0]!.id)).toBe(A)
+    expect(await chooseStaffGroup(db.db, desk)).toBe(B)
   })
 })
