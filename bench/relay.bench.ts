@@ -10,7 +10,8 @@
  *    BENCH_MESSAGES (10) messages at once. Telegram's windows run scaled by BENCH_SCALE (0.1: 20 per 6 s instead of
  *    per minute) in the stand-in and the app alike; the efficiency ratio means the same either way:
  *    messages delivered per (scaled) minute / (20 x staff groups). Printed: `efficiency: X`, `delivered: N/M`,
- *    `429s: N`, `duplicates: N`, and the time to the last delivery (scaled and in real minutes).
+ *    `429s: N`, `duplicates: N`, and the time to the last delivery (scaled and in real minutes). BENCH_GROUPS (1):
+ *    staff groups of the desk (desks[].staffGroups), one expert each; consultations spread over them at activation.
  * 2. Staff to clients: the expert answers each client BENCH_ANSWERS (4) times in its topic, all at once; windows
  *    unscaled (the per-second limits are what is measured). Printed: `answers per second: X` (target >= 25; the
  *    bot's overall limit is 30).
@@ -24,7 +25,7 @@ import { Jobs } from '../src/jobs/jobs'
 import { quietLogger } from '../src/log'
 import { QUEUES } from '../src/workers'
 import { activateClient } from '../test/support/activate'
-import { STAFF_CHAT_ID, TEST_BOT_ID, TEST_CONFIG, TEST_TOKEN } from '../test/support/app'
+import { STAFF_CHAT_ID, TEST_BOT_ID, TEST_TOKEN } from '../test/support/app'
 import { startBotApi } from '../test/support/bot-api'
 import {
   type AppProcess,
@@ -41,8 +42,19 @@ const ANSWERS = Number(process.env.BENCH_ANSWERS ?? 4)
 const SCALE = Number(process.env.BENCH_SCALE ?? 0.1)
 const RTT_MS = Number(process.env.BENCH_RTT_MS ?? 50)
 const GROUP_LIMIT = 20
-const GROUPS = 1
-const EXPERT_ID = 900002
+const GROUPS = Number(process.env.BENCH_GROUPS ?? 1)
+/** The staff groups and their experts: the test desk's group and expert first, then one more of each per group. */
+const GROUP_IDS = Array.from({ length: GROUPS }, (_, i) => STAFF_CHAT_ID - i)
+const EXPERT_IDS = Array.from({ length: GROUPS }, (_, i) => 900002 + (i ? i + 10 : 0))
+const groupsYaml = (yaml: string) =>
+  GROUPS === 1
+    ? yaml
+    : yaml
+        .replace('      experts: [900002]\n', `      experts: [${EXPERT_IDS.join(', ')}]\n`)
+        .replace(
+          '    holdMinutes: 30\n',
+          `    holdMinutes: 30\n    staffGroups:\n${GROUP_IDS.map((g, i) => `      - { chatId: ${g}, experts: [${EXPERT_IDS[i]}] }\n`).join('')}`,
+        )
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
@@ -67,15 +79,18 @@ async function main() {
       t.close(),
     )
     tg.delay('*', RTT_MS, { times: Number.POSITIVE_INFINITY, when: (_p, c) => c.method !== 'getUpdates' })
-    tg.forum({ id: STAFF_CHAT_ID, title: 'Staff' })
+    for (const [i, id] of GROUP_IDS.entries()) tg.forum({ id, title: `Staff ${i + 1}` })
+    const config = configFile({ mode: 'polling', edit: groupsYaml })
     const desk = loadConfig({
-      CONFIG_FILE: TEST_CONFIG,
+      CONFIG_FILE: config,
       BOT_TOKEN: TEST_TOKEN,
       DATABASE_URL: url,
       TELEGRAM_API_ROOT: tg.root,
     }).desks[0]!
     const i18n = createI18n(desk.defaultLanguage)
-    const expert = tg.user({ id: EXPERT_ID, first_name: 'Ed', language_code: 'ru' })
+    const experts = EXPERT_IDS.map((id, i) =>
+      tg.user({ id, first_name: `Expert${i + 1}`, language_code: 'ru' }),
+    )
 
     process.stdout.write(`activating ${CLIENTS} consultations... `)
     const clients: User[] = []
@@ -85,8 +100,12 @@ async function main() {
       clients.push(u)
     }
     console.log('ok')
+    if (GROUPS > 1) {
+      const per = await sql<{ chat: number; n: number }>`select staff_chat_id as chat, count(*)::int as n
+        from consultation where state = 'active' group by 1 order by 1`.execute(db)
+      console.log(`consultations per staff group: ${per.rows.map((r) => `${r.chat}: ${r.n}`).join(', ')}`)
+    }
 
-    const config = configFile({ mode: 'polling' })
     const procs: AppProcess[] = []
     const start = async (scale: number) => {
       for (const [i, role] of (['bot', 'worker', 'worker'] as const).entries())
@@ -193,10 +212,10 @@ async function main() {
         where direction = 'out' and kind in ('copy', 'text') and state = 'sent'`.execute(db)
       return r.rows[0]!.n
     }
-    const threads = await sql<{ user_id: number; thread: number }>`
-      select c.user_id, r.message_thread_id as thread from desk_route r
+    const threads = await sql<{ user_id: number; chat: number; thread: number }>`
+      select c.user_id, r.support_chat_id as chat, r.message_thread_id as thread from desk_route r
         join consultation c on c.id = r.consultation_id where r.state = 'active'`.execute(db)
-    const threadOf = new Map(threads.rows.map((r) => [Number(r.user_id), r.thread]))
+    const topicOf = new Map(threads.rows.map((r) => [Number(r.user_id), r]))
     const refusedBefore = tg.limiter!.refused
     const answers = CLIENTS * ANSWERS
     const answeredBefore = await answeredCount()
@@ -205,7 +224,12 @@ async function main() {
       for (const c of clients)
         await tg.push(
           TEST_BOT_ID,
-          tg.groupTopicMessage(STAFF_CHAT_ID, threadOf.get(c.id)!, expert, `answer ${i}`),
+          tg.groupTopicMessage(
+            topicOf.get(c.id)!.chat,
+            topicOf.get(c.id)!.thread,
+            experts[GROUP_IDS.indexOf(topicOf.get(c.id)!.chat)]!,
+            `answer ${i}`,
+          ),
         )
     const answered = async () => (await answeredCount()) - answeredBefore
     let a1 = a0

@@ -35,6 +35,8 @@ export interface ConfigOptions {
   publicUrl?: string
   /** Fixed HTTP port (webhook processes behind a balancer need one); default any free port. */
   port?: number
+  /** Changes to the test desk's YAML (e.g. more staff groups), applied last. */
+  edit?: (yaml: string) => string
 }
 
 const UNTHROTTLED = pathToFileURL(
@@ -49,6 +51,7 @@ export function configFile(opts: ConfigOptions = {}): string {
   yaml = yaml.replace(/^mode: polling$/m, `mode: ${opts.mode ?? 'polling'}`)
   yaml = yaml.replace(/^http: .*$/m, `http: { host: 127.0.0.1, port: ${opts.port ?? 0} }`)
   if (opts.publicUrl) yaml += `\nwebhook: { publicUrl: "${opts.publicUrl}" }\n`
+  if (opts.edit) yaml = opts.edit(yaml)
   const file = path.join(tmp, `config-${process.pid}-${++configs}.yaml`)
   writeFileSync(file, yaml)
   return file
