@@ -2,12 +2,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startBotApi } from '../support/bot-api'
 import {
   ADMIN_ID,
+  activeConsultation,
   clientSends,
   type DeskWorld,
   EXPERT_ID,
   eventually,
   itemIn,
   lanesIdle,
+  newClient,
   paidConsultation,
   STAFF_CHAT_ID,
   startDeskWorld,
@@ -138,6 +140,46 @@ describe('several staff groups', () => {
     }
     for (const [owner, group] of seen) expect(group).toBe(owner === EVE_ID ? GROUP_B : STAFF_CHAT_ID)
     expect(seen.filter(([o]) => o === EVE_ID)).toHaveLength(2)
+  })
+
+  it('nobody available: the least loaded group; two activations at once take one group each (20 rounds)', async () => {
+    await w.deps.db
+      .updateTable('consultation')
+      .set({ state: 'closed' })
+      .where('state', '=', 'active')
+      .execute()
+    const away = (on: boolean) =>
+      w.deps.db
+        .insertInto('expert_profile')
+        .values(
+          [EXPERT_ID, EVE_ID].map((id) => ({
+            bot_id: TEST_BOT_ID,
+            user_id: id,
+            away_since: on ? new Date() : null,
+          })),
+        )
+        .onConflict((oc) =>
+          oc.columns(['bot_id', 'user_id']).doUpdateSet({ away_since: on ? new Date() : null }),
+        )
+        .execute()
+    await away(true)
+    try {
+      for (let round = 0; round < 20; round++) {
+        const [x, y] = await Promise.all([newClient(w), newClient(w)])
+        const [cx, cy] = await Promise.all([activeConsultation(w, x!), activeConsultation(w, y!)])
+        const groups = [await groupOf(cx.consultationId), await groupOf(cy.consultationId)]
+        expect(new Set(groups)).toEqual(new Set([STAFF_CHAT_ID, GROUP_B]))
+      }
+      const owned = await w.deps.db
+        .selectFrom('expert_assignment')
+        .innerJoin('consultation', 'consultation.id', 'expert_assignment.consultation_id')
+        .where('consultation.state', '=', 'active')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .executeTakeFirstOrThrow()
+      expect(Number(owned.n)).toBe(0)
+    } finally {
+      await away(false)
+    }
   })
 
   it('/assign in a group offers its experts and the admins; handing over to the other group is refused', async () => {
