@@ -220,6 +220,7 @@ async function main() {
     const answers = CLIENTS * ANSWERS
     const answeredBefore = await answeredCount()
     const a0 = Date.now()
+    const mark0 = tg.mark()
     for (let i = 0; i < ANSWERS; i++)
       for (const c of clients)
         await tg.push(
@@ -256,6 +257,12 @@ async function main() {
       `  (the bot admitted them over ${admitted.rows[0]!.s?.toFixed(1)} s: the staff group is one chat, its updates are handled in order)`,
     )
     console.log(`429s (answers): ${tg.limiter!.refused - refusedBefore}`)
+    // What the answers cost in calls (receipts of part 1 still trailing count against the bot's budget too).
+    const byMethod = new Map<string, number>()
+    for (const c of tg.calls)
+      if (c.seq > mark0 && c.method !== 'getUpdates')
+        byMethod.set(c.method, (byMethod.get(c.method) ?? 0) + 1)
+    console.log(`  calls meanwhile: ${[...byMethod].map(([m, n]) => `${m} ${n}`).join(', ')}`)
   } finally {
     await run.close()
   }

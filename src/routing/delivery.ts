@@ -11,7 +11,7 @@ import { staffChatOf } from '../config/staff-groups'
 import type { Deps } from '../deps'
 import { errorSummary } from '../jobs/jobs'
 import { consultationView, type DeskConsultationView } from '../orders/orders.repository'
-import { PRIORITY_NORMAL, withSendContext } from '../telegram/budget'
+import { BudgetWait, PRIORITY_NORMAL, type SendContext, withSendContext } from '../telegram/budget'
 import { notify } from '../telegram/notify'
 import { digestText, floodDecision } from './antiflood'
 import { recordClientBlocked } from './blocked'
@@ -90,6 +90,12 @@ const MAX_ROUND_MS = 45_000
 const MAX_ROUNDS = 3
 const MAX_BAD_REQUESTS = 3
 const MAX_TOPIC_RECOVERIES = 3
+/**
+ * Into a client's chat a lane waits for the budget at most this long in its worker (the bot's window frees within
+ * a fraction of a second); a longer wait is the client's own window (3 per 3 s): the lane gives its worker up and
+ * comes back when the window opens, so the other clients' answers go meanwhile.
+ */
+const OUT_MAX_WAIT_SECONDS = 0.4
 export const RECEIPT_REACTION = '👀'
 
 type Outcome = { kind: 'done' } | { kind: 'defer'; seconds: number }
@@ -160,9 +166,15 @@ async function drain(deps: Deps, consultationId: number, dir: Direction, lease: 
   if (!v) return DONE
   const lane = new LaneRun(deps, deps.desk(v.bot_id), deps.api(v.bot_id), v, dir, lease)
   // The lane's calls wait for the group's budget as one lane: consultations take turns (src/telegram/budget.ts).
-  return withSendContext({ lane: laneName(consultationId, dir), priority: PRIORITY_NORMAL }, () =>
-    lane.drain(),
-  )
+  return withSendContext(sendContext(consultationId, dir, PRIORITY_NORMAL), () => lane.drain())
+}
+
+function sendContext(consultationId: number, dir: Direction, priority: number): SendContext {
+  return {
+    lane: laneName(consultationId, dir),
+    priority,
+    ...(dir === 'out' ? { maxWaitSeconds: OUT_MAX_WAIT_SECONDS } : {}),
+  }
 }
 
 function laneName(consultationId: number, dir: Direction): string {
@@ -241,7 +253,9 @@ class LaneRun {
       )
         batch = await this.copyRun(head, MAX_ITEMS_PER_ROUND - n)
       const priority = await itemPriority(this.db, head)
-      const r = await withSendContext({ lane: this.lane, priority }, () => this.deliver(batch, digest))
+      const r = await withSendContext(sendContext(this.v.id, this.dir, priority), () =>
+        this.deliver(batch, digest),
+      )
       if (r) return r
       n += batch.length
       // Other consultations wait for the staff group's budget: give the worker up after each item (the job comes
@@ -337,6 +351,8 @@ class LaneRun {
       else await this.sendOut(batch)
       return undefined
     } catch (err) {
+      // The client's window is closed: nothing was sent; the lane comes back when it opens.
+      if (err instanceof BudgetWait) return { kind: 'defer', seconds: err.seconds }
       if (this.dir === 'out' && isBlocked(err)) {
         await recordClientBlocked(this.deps, this.v)
         return DONE
@@ -630,6 +646,7 @@ class LaneRun {
               : {}),
           })
       } catch (err) {
+        if (err instanceof BudgetWait) return { kind: 'defer', seconds: err.seconds }
         const wait = retryAfterSeconds(err)
         if (wait !== undefined) return { kind: 'defer', seconds: wait }
         if (this.dir === 'out' && isBlocked(err)) {

@@ -28,8 +28,13 @@ const LANE_OPTIONS = {
 
 /** Into the staff topic: topic creation, card, client copies (in order, albums together), notes, edits. */
 export const deskInQueue = defineQueue<LaneJob>('desk.in', LANE_OPTIONS, 4)
-/** Into the client's chat: staff copies and bot texts (in order), edits. */
-export const deskOutQueue = defineQueue<LaneJob>('desk.out', LANE_OPTIONS, 4)
+/**
+ * Into the client's chat: staff copies and bot texts (in order), edits. More workers than the topic lane: every
+ * client's chat has its own window (the staff group's one window is what holds `desk.in` back), so up to the bot's
+ * 30 a second the answers go as fast as lanes run side by side - each run spends most of its time waiting for
+ * Telegram's round trip. Order within a consultation is the lease's, the limits the shared budget's.
+ */
+export const deskOutQueue = defineQueue<LaneJob>('desk.out', LANE_OPTIONS, 8)
 /**
  * Every minute: lanes with work whose job was lost (dead-lettered after long Telegram trouble) get a new one, so
  * an accepted message is never left pending. `stately`: one sweep at a time.

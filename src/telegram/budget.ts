@@ -27,6 +27,19 @@ export interface SendContext {
   lane: string
   /** 0: a client's first message of a new question, SLA reminders; 1: everything else (the default). */
   priority: number
+  /**
+   * Longer waits than this throw BudgetWait instead of waiting: a lane into private chats gives its worker up while
+   * one client's window is closed, and comes back when it opens (other clients' answers go meanwhile).
+   */
+  maxWaitSeconds?: number
+}
+
+/** The budget has no room for this call for `seconds` (more than the send context's maxWaitSeconds). */
+export class BudgetWait extends Error {
+  override name = 'BudgetWait'
+  constructor(readonly seconds: number) {
+    super(`Telegram budget: no room for ${seconds.toFixed(2)} s`)
+  }
 }
 
 export const PRIORITY_URGENT = 0
@@ -143,7 +156,9 @@ export class TelegramBudget {
       {
         key: `bot:${botId}${this.scope}`,
         fair: false,
-        limit: l.bot.count,
+        // Calls that put no message anywhere (the 👀 receipts) yield to those that do: they are granted only while
+        // half of the bot's window is free, so a backlog of receipts never takes the answers' room.
+        limit: chatMethod ? l.bot.count : Math.max(1, Math.ceil(l.bot.count / 2)),
         seconds: l.bot.seconds * scale + margin,
         weight,
       },
@@ -166,8 +181,11 @@ export class TelegramBudget {
     return keys
   }
 
-  /** Waits until the call has room in all its budgets and claims it. */
-  async take(keys: Key[], signal?: AbortSignal): Promise<void> {
+  /**
+   * Waits until the call has room in all its budgets and claims it; `token` marks the claim for settle() once
+   * Telegram has answered.
+   */
+  async take(keys: Key[], signal?: AbortSignal, token: string | null = null): Promise<void> {
     if (keys.length === 0) return
     const fair = keys.find((k) => k.fair)
     const ctx = context.getStore()
@@ -177,7 +195,7 @@ export class TelegramBudget {
     for (;;) {
       const r = await this.pool.query<{ w: number }>({
         name: 'tg_budget_take',
-        text: 'select tg_budget_take($1, $2, $3, $4, $5, $6, $7, $8) as w',
+        text: 'select tg_budget_take($1, $2, $3, $4, $5, $6, $7, $8, $9) as w',
         values: [
           keys.map((k) => k.key),
           keys.map((k) => k.limit),
@@ -187,10 +205,12 @@ export class TelegramBudget {
           lane,
           priority,
           STALE_SECONDS,
+          token,
         ],
       })
       const w = Number(r.rows[0]!.w)
       if (w === 0) return
+      if (w > 0 && ctx?.maxWaitSeconds !== undefined && w > ctx.maxWaitSeconds) throw new BudgetWait(w)
       await sleep(w < 0 ? TURN_SLEEP_MS : Math.min(MAX_SLEEP_MS, Math.ceil(w * 1000) + 2), signal)
     }
   }
@@ -207,6 +227,19 @@ export class TelegramBudget {
     return r.rows[0]!.w
   }
 
+  /**
+   * Telegram has answered the call claimed with `token`: its sends count from now on (minus the margin the windows
+   * carry), not from the grant (tg_budget_settle.sql). Not awaited by the caller: until it lands the claim only
+   * counts for longer, which is safe.
+   */
+  async settle(keys: Key[], token: string): Promise<void> {
+    await this.pool.query({
+      name: 'tg_budget_settle',
+      text: 'select tg_budget_settle($1, $2, $3)',
+      values: [keys.map((k) => k.key), token, this.limits.marginMs / 1000],
+    })
+  }
+
   /** Telegram said 429: every process waits retry_after on that key. */
   async block(key: string, seconds: number): Promise<void> {
     await this.pool.query({
@@ -221,8 +254,16 @@ export class TelegramBudget {
     return async (prev, method, payload, signal) => {
       if (!this.limits.enabled) return prev(method, payload, signal)
       const keys = this.keysFor(botId, method, (payload ?? {}) as Record<string, unknown>)
-      await this.take(keys, signal as AbortSignal | undefined)
-      const res = await prev(method, payload, signal)
+      const token = keys.length > 0 ? randomUUID() : null
+      await this.take(keys, signal as AbortSignal | undefined, token)
+      let res: Awaited<ReturnType<typeof prev>>
+      try {
+        res = await prev(method, payload, signal)
+      } finally {
+        // Answered (or failed): the call has reached Telegram by now if it ever will. A settle that fails (the
+        // database away) leaves the claim counting from the grant plus the margin, as before.
+        if (token) this.settle(keys, token).catch(() => {})
+      }
       if (!res.ok && res.error_code === 429) {
         const retry = res.parameters?.retry_after ?? 1
         const key = keys[1]?.key ?? keys[0]?.key ?? `bot:${botId}${this.scope}`

@@ -1,7 +1,7 @@
 import { Api } from 'grammy'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { configSchema } from '../../src/config/schema'
-import { TelegramBudget, withSendContext } from '../../src/telegram/budget'
+import { BudgetWait, TelegramBudget, withSendContext } from '../../src/telegram/budget'
 import { TEST_TOKEN } from '../support/app'
 import { type BotApiStandIn, startBotApi } from '../support/bot-api'
 import { createTestDatabase, type TestDatabase } from '../support/db'
@@ -89,8 +89,11 @@ describe('the shared Telegram budget', () => {
     expect(w).toBeGreaterThan(50)
     // Another staff group of the same desk (several groups per desk) has a window of its own: it goes at once.
     expect(await take(b, 'copyMessage', { chat_id: chat - 100 }, 'l', 1, BOT + 1)).toBe(0)
-    // Not counted by the group: a reaction; counted n times: a copyMessages of n ids.
-    expect(await take(b, 'setMessageReaction', { chat_id: chat }, 'l', 1, BOT + 1)).toBe(0)
+    // Not counted by the group: a reaction (only by the bot, see "receipts" below); counted n times: a copyMessages
+    // of n ids.
+    expect(b.keysFor(BOT + 1, 'setMessageReaction', { chat_id: chat }).map((k) => k.key)).toEqual([
+      `bot:${BOT + 1}`,
+    ])
     expect(b.keysFor(BOT + 1, 'copyMessages', { chat_id: chat, message_ids: [1, 2, 3] })[1]!.weight).toBe(3)
     expect(b.keysFor(BOT + 1, 'getChat', { chat_id: chat })).toEqual([])
   })
@@ -143,6 +146,65 @@ describe('the shared Telegram budget', () => {
     await db.pool.query('delete from tg_budget_send where key = $1', [`chat:${BOT + 4}:${chat}`])
     expect(await take(a, 'sendMessage', { chat_id: chat }, 'x', 1, BOT + 4)).toBe(0)
     expect(await a.othersWaiting(BOT + 4, chat, 'x')).toBe(false)
+  })
+
+  it('a send settled when Telegram answers holds the window from the answer, not for the margin after the grant', async () => {
+    // A private chat's window of 3 per 30 ms, and a margin of 5 s for the round trip between grant and arrival.
+    const b = new TelegramBudget(db.pool, limits({ windowScale: 0.01, marginMs: 5000 }))
+    const chat = 515151
+    const keys = b.keysFor(BOT + 5, 'sendMessage', { chat_id: chat })
+    const tokens = ['00000000-0000-4000-8000-000000000001', '00000000-0000-4000-8000-000000000002']
+    const other = '00000000-0000-4000-8000-000000000003'
+    await b.take(keys, undefined, tokens[0])
+    await b.take(keys, undefined, tokens[1])
+    await b.take(keys, undefined, other)
+    // Full until the grant plus the margin: more than 4 s away.
+    expect(await take(b, 'sendMessage', { chat_id: chat }, 'l', 1, BOT + 5)).toBeGreaterThan(4)
+    // Two of the three answered: their room comes back with the window's own length (30 ms), the third's not.
+    for (const t of tokens) await b.settle(keys, t)
+    const rows = await db.pool.query<{ token: string; left: number }>(
+      `select token, extract(epoch from at + make_interval(secs => $2) - clock_timestamp())::float8 as left
+         from tg_budget_send where key = $1 order by token`,
+      [keys[1]!.key, keys[1]!.seconds],
+    )
+    expect(rows.rows.map((r) => r.token)).toEqual([...tokens, other])
+    expect(rows.rows[0]!.left).toBeLessThan(1)
+    expect(rows.rows[1]!.left).toBeLessThan(1)
+    expect(rows.rows[2]!.left).toBeGreaterThan(4)
+    // One unit is still taken by the unanswered call: two more fit, the third does not.
+    await new Promise((r) => setTimeout(r, 50))
+    expect(await take(b, 'sendMessage', { chat_id: chat }, 'l', 1, BOT + 5)).toBe(0)
+    expect(await take(b, 'sendMessage', { chat_id: chat }, 'l', 1, BOT + 5)).toBe(0)
+    expect(await take(b, 'sendMessage', { chat_id: chat }, 'l', 1, BOT + 5)).toBeGreaterThan(0)
+  })
+
+  it('receipts (reactions) take the bot budget only while half of it is free', async () => {
+    const b = new TelegramBudget(db.pool, limits({ windowScale: 1, bot: { count: 4, seconds: 60 } }))
+    const bot = BOT + 6
+    expect(b.keysFor(bot, 'setMessageReaction', { chat_id: 1 }).map((k) => k.limit)).toEqual([2])
+    expect(await take(b, 'setMessageReaction', { chat_id: 1 }, 'l', 1, bot)).toBe(0)
+    expect(await take(b, 'sendMessage', { chat_id: 2 }, 'l', 1, bot)).toBe(0)
+    // Half the window is taken: no more receipts, but messages still go up to the whole window.
+    expect(await take(b, 'setMessageReaction', { chat_id: 3 }, 'l', 1, bot)).toBeGreaterThan(0)
+    expect(await take(b, 'sendMessage', { chat_id: 3 }, 'l', 1, bot)).toBe(0)
+    expect(await take(b, 'sendMessage', { chat_id: 4 }, 'l', 1, bot)).toBe(0)
+    expect(await take(b, 'sendMessage', { chat_id: 5 }, 'l', 1, bot)).toBeGreaterThan(0)
+  })
+
+  it('a lane that may not wait long gets BudgetWait instead of waiting, and nothing is sent', async () => {
+    const user = 616161
+    tg.user({ id: user, first_name: 'W' })
+    const a = new TelegramBudget(db.pool, limits({ windowScale: 1 }))
+    const api = new Api(TEST_TOKEN, { apiRoot: tg.root })
+    api.config.use(a.transformer(BOT + 7))
+    const mark = tg.mark()
+    for (let i = 0; i < 3; i++) await api.sendMessage(user, `m${i}`)
+    const err = await withSendContext({ lane: 'c:1:out', priority: 1, maxWaitSeconds: 0.5 }, () =>
+      api.sendMessage(user, 'm3'),
+    ).catch((e: unknown) => e)
+    expect(err).toBeInstanceOf(BudgetWait)
+    expect((err as BudgetWait).seconds).toBeGreaterThan(0.5)
+    expect(tg.callsTo('sendMessage', { chat_id: user }, { since: mark })).toHaveLength(3)
   })
 
   it('the transformer waits its turn through the Api and sends once', async () => {

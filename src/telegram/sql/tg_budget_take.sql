@@ -8,10 +8,12 @@
 -- waiting. Waiters that stopped asking (no take for p_stale seconds: a dead process, a lane that gave up its turn)
 -- are passed over.
 -- Returns 0 when granted (and recorded); > 0: seconds until the budget has room; -1: room, but another lane's turn.
+-- p_token marks the recorded rows: once Telegram has answered, the caller moves them to that instant
+-- (tg_budget_settle), so a send holds its windows from its answer on, not for a margin guessed at the grant.
 
 create or replace function tg_budget_take(
   p_keys text[], p_limits integer[], p_windows double precision[], p_weights integer[],
-  p_fair_key text, p_lane text, p_priority integer, p_stale double precision)
+  p_fair_key text, p_lane text, p_priority integer, p_stale double precision, p_token uuid default null)
 returns double precision
 language plpgsql as $$
 declare
@@ -73,7 +75,7 @@ begin
   if random() < 0.001 then
     delete from tg_budget_send s where s.at < v_now - interval '1 hour';
   end if;
-  insert into tg_budget_send (key, at, n)
-    select k, v_now, least(w, l) from unnest(p_keys, p_weights, p_limits) as t (k, w, l);
+  insert into tg_budget_send (key, at, n, token)
+    select k, v_now, least(w, l), p_token from unnest(p_keys, p_weights, p_limits) as t (k, w, l);
   return 0;
 end $$;
