@@ -254,7 +254,7 @@ async function main() {
       db,
     )
     console.log(
-      `  (the bot admitted them over ${admitted.rows[0]!.s?.toFixed(1)} s: the staff group is one chat, its updates are handled in order)`,
+      `  (the bot admitted them over ${admitted.rows[0]!.s?.toFixed(1)} s: each topic is its own chat key in the intake)`,
     )
     console.log(`429s (answers): ${tg.limiter!.refused - refusedBefore}`)
     // What the answers cost in calls (receipts of part 1 still trailing count against the bot's budget too).

@@ -6,7 +6,8 @@ import { type Kysely, sql } from 'kysely'
  * move the row to the instant of the answer. tg_budget_take gains the token argument (a changed signature: the old
  * function is dropped here, the repeatable file creates the new one).
  *
- * Named to sort right after 2026-12-01T0700_telegram_budget, which creates the table.
+ * Named after the newest migration before it (migrations apply in name order, and a database migrated past a name
+ * refuses a migration that sorts earlier).
  *
  * Frozen in time: it never imports app code.
  */
