@@ -263,6 +263,19 @@ async function main() {
       if (c.seq > mark0 && c.method !== 'getUpdates')
         byMethod.set(c.method, (byMethod.get(c.method) ?? 0) + 1)
     console.log(`  calls meanwhile: ${[...byMethod].map(([m, n]) => `${m} ${n}`).join(', ')}`)
+    // Per second since the first answer was pushed: answers admitted by the bot / answers sent to the clients.
+    const perSecond = await sql<{ s: number; admitted: number; sent: number }>`
+      with m as (select created_at, sent_at from desk_message
+                   where direction = 'out' and kind in ('copy', 'text') and created_at >= ${new Date(a0)})
+      select g.s,
+        (select count(*)::int from m where floor(extract(epoch from m.created_at - ${new Date(a0)}::timestamptz)) = g.s)
+          as admitted,
+        (select count(*)::int from m where floor(extract(epoch from m.sent_at - ${new Date(a0)}::timestamptz)) = g.s)
+          as sent
+      from generate_series(0, ${Math.ceil((a1 - a0) / 1000)}) as g(s)`.execute(db)
+    console.log(
+      `  per second (admitted/sent): ${perSecond.rows.map((r) => `${r.admitted}/${r.sent}`).join(' ')}`,
+    )
   } finally {
     await run.close()
   }

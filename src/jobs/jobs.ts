@@ -1,9 +1,10 @@
-import { CompiledQuery } from 'kysely'
+import { CompiledQuery, sql } from 'kysely'
 import PgBoss from 'pg-boss'
 import { withSessionLock } from '../db/advisory-lock'
 import type { Db, Trx } from '../db/database'
 import { currentTrace, type Logger, withTrace } from '../log'
 import { DEAD_LETTER_QUEUE, type QueueDef } from './queue'
+import { JobWakeups, WAKE_CHANNEL } from './wakeups'
 
 export const BOSS_SCHEMA = 'pgboss'
 
@@ -27,11 +28,13 @@ function executorOf(trx: Db | Trx): PgBoss.Db {
 
 /**
  * The outbox. `send` writes a job through the caller's transaction, so the job exists exactly when the state change
- * it announces commits. Workers in this process are nudged after commit so a reply does not wait a polling interval.
+ * it announces commits. Workers in this process are nudged after commit, and those of other processes by a
+ * notification the commit delivers (wakeups.ts), so a reply does not wait a polling interval.
  */
 export class Jobs {
   private readonly workerIds = new Map<string, string[]>()
   private started = false
+  private wakeups: JobWakeups | undefined
   /** Jobs this process's handlers are working on now (id -> queue): its heartbeat lists them (liveness.ts). */
   readonly active = new Map<string, string>()
   /** When a handler of this process last took a job (ms since epoch; 0: never): the heartbeat records it. */
@@ -126,21 +129,29 @@ export class Jobs {
    */
   async transaction<R>(db: Db, fn: (trx: Trx, outbox: Outbox) => Promise<R>): Promise<R> {
     const touched = new Set<QueueDef<any>>()
-    const result = await db.transaction().execute((trx) =>
-      fn(trx, {
+    const result = await db.transaction().execute(async (trx) => {
+      const r = await fn(trx, {
         send: (queue, data, options) => {
-          touched.add(queue)
+          // A job for later wakes nobody: its time comes by polling.
+          if (options?.startAfter === undefined) touched.add(queue)
           return this.send(trx, queue, data, options)
         },
-      }),
-    )
+      })
+      // Delivered at commit (and not at all on rollback) to every process's wake-up listener.
+      if (touched.size)
+        await sql`select pg_notify(${WAKE_CHANNEL}, ${[...touched].map((q) => q.name).join(',')})`.execute(
+          trx,
+        )
+      return r
+    })
     for (const q of touched) this.nudge(q)
     return result
   }
 
   /** Wakes this process's workers of a queue (after a commit that enqueued to it). */
-  nudge(queue: QueueDef<any>): void {
-    for (const id of this.workerIds.get(queue.name) ?? []) this.boss.notifyWorker(id)
+  nudge(queue: QueueDef<any> | string): void {
+    for (const id of this.workerIds.get(typeof queue === 'string' ? queue : queue.name) ?? [])
+      this.boss.notifyWorker(id)
   }
 
   /**
@@ -148,6 +159,11 @@ export class Jobs {
    * its completion. pg-boss hands over arrays; we take one job at a time so one failure retries only that job.
    */
   async work<T>(queue: QueueDef<T>, handler: JobHandler<T>): Promise<void> {
+    // A process with workers listens for other processes' commits (wakeups.ts).
+    if (!this.wakeups && this.connectionString) {
+      this.wakeups = new JobWakeups(this.connectionString, (q) => this.nudge(q), this.log)
+      this.wakeups.start()
+    }
     const ids: string[] = []
     for (let i = 0; i < queue.concurrency; i++) {
       let id: string | undefined
@@ -181,6 +197,8 @@ export class Jobs {
   }
 
   async stop(): Promise<void> {
+    await this.wakeups?.stop()
+    this.wakeups = undefined
     if (!this.started) return
     this.started = false
     // graceful: in-flight handlers finish (up to the timeout) before the pool closes.
