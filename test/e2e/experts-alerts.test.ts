@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { runReminder } from '../../src/lifecycle/sla.service'
 import {
   ADMIN_ID,
   appeals,
@@ -23,7 +22,7 @@ import {
  * link to the topic, /mute, a 403 owner, snippets sent as answers, days off in the config.
  */
 
-import { EVE_ID, MIN, owner, world } from '../support/experts'
+import { EVE_ID, owner, remindFirstQuestion, world } from '../support/experts'
 
 describe('experts: private alerts and snippets', () => {
   let w: DeskWorld
@@ -197,14 +196,7 @@ describe('experts: days off in config', () => {
     )
     expect((await owner(w, consultationId))!.expert_id).toBe(EVE_ID)
     await clientSends(w, client, 'Anyone?')
-    const [a] = await eventually(async () => {
-      const x = await appeals(w, consultationId)
-      return x.length ? x : undefined
-    }, 'the appeal')
-    expect(await runReminder(w.deps, a!.id, { now: new Date(a!.due_at.getTime() - 30 * MIN) })).toBe(
-      'reminded',
-    )
-    const reminder = await w.tg.waitForSent(STAFF_CHAT_ID, /Ответ на вопрос №1 нужен до/)
+    const reminder = await remindFirstQuestion(w, consultationId)
     expect(reminder.text).toMatch(/Ведущий \(id 900003\) отсутствует/)
     expect(reminder.message.entities?.map((e) => (e as { user?: { id: number } }).user?.id)).toEqual([
       ADMIN_ID,

@@ -25,7 +25,7 @@ import {
  * the admins. Alerts, snippets and days off: experts-alerts.test.ts.
  */
 
-import { EVE_ID, history, MIN, owner, unassignAll, world } from '../support/experts'
+import { EVE_ID, history, MIN, owner, remindFirstQuestion, unassignAll, world } from '../support/experts'
 
 describe('experts: owners', () => {
   let w: DeskWorld
@@ -201,14 +201,7 @@ describe('experts: owners', () => {
     }
     // The reminder of the away owner's consultation mentions the admins, and says the owner is away.
     await clientSends(w, client, 'Urgent')
-    const [a] = await eventually(async () => {
-      const x = await appeals(w, consultationId)
-      return x.length ? x : undefined
-    }, 'the appeal')
-    expect(await runReminder(w.deps, a!.id, { now: new Date(a!.due_at.getTime() - 30 * MIN) })).toBe(
-      'reminded',
-    )
-    const reminder = await w.tg.waitForSent(STAFF_CHAT_ID, /Ответ на вопрос №1 нужен до/)
+    const reminder = await remindFirstQuestion(w, consultationId)
     expect(reminder.text).toMatch(/отсутствует/)
     expect(reminder.message.entities?.map((e) => (e as { user?: { id: number } }).user?.id)).toEqual([
       ADMIN_ID,
