@@ -17,7 +17,8 @@ export async function itemPriority(db: Db, item: Item): Promise<number> {
 }
 
 /**
- * A new question: no earlier client message in this consultation since the staff last wrote to the client (or ever).
+ * A new question: no earlier client message in this consultation since the staff last wrote to the client (or ever),
+ * both as of the item's place in the consultation: an answer stored after it (while it waited) does not make it new.
  * An album's parts after the first are part of the same question.
  */
 async function startsQuestion(db: Db, item: Item): Promise<boolean> {
@@ -27,7 +28,8 @@ async function startsQuestion(db: Db, item: Item): Promise<boolean> {
         where m.consultation_id = ${item.consultation_id} and m.direction = 'in' and m.chat_id is not null
           and m.kind in ('copy', 'text') and m.id < ${item.id}
           and m.id > coalesce((select max(o.id) from desk_message o
-                                where o.consultation_id = ${item.consultation_id} and o.direction = 'out'), 0)
+                                where o.consultation_id = ${item.consultation_id} and o.direction = 'out'
+                                  and o.id < ${item.id}), 0)
     ) as earlier`.execute(db)
   return !r.rows[0]!.earlier
 }

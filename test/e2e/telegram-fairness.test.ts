@@ -20,12 +20,15 @@ import {
  * Telegram's limits with windows scaled down (20 per 3 s into the group).
  *
  * One client floods 100 messages; while its lane is draining them, nine others send 3 each. The group takes 20 a
- * window: the nine must each see their first message in the topic within the first window after they wrote - in
- * fact ahead of the flood: among the first nine sends into the group, give or take SLACK sends already granted to
- * the flood (their first messages are new questions and go first; lanes take turns and give their worker up).
- * Positions are asserted, not times. Everything is still delivered once, in order, without a 429.
- * Measured when written: 0..8 with this code; 4..14 with the turns but without priorities and without giving the
- * worker up; up to 20 with a plain race for the budget (both fail here).
+ * window: each of the nine must see its first message in the topic within the first window after it wrote, i.e.
+ * fewer than 20 sends into the group between the moment the desk accepted that message and its copy. Counted from
+ * each message's own acceptance, not from when the test started writing: a slow machine delays arrivals, and sends
+ * made before a message existed say nothing about fairness (counted from the start, this failed once on a loaded
+ * CI machine). Positions are asserted, not times. Everything is still delivered once, in order, without a 429.
+ * Measured (sends between acceptance and copy, worst of the nine): 8 on a quiet machine, none of them the flood's;
+ * 12 with three busy loops on the two cores, where the app's own pick-up latency lets the flood's sends in (so the
+ * priorities are pinned by test/integration/fairness-priority.test.ts, not here); 13 with priorities switched off;
+ * 20 and more (a failure) with a plain race for the budget, no waiting room.
  */
 
 const SCALE = 0.05
@@ -33,7 +36,6 @@ const FLOOD = 100
 const OTHERS = 9
 const EACH = 3
 const WINDOW = 20
-const SLACK = 3
 
 let w: FaultWorld
 useFaultWorld(
@@ -106,18 +108,26 @@ describe('fair delivery within the group budget', () => {
 
     // Every call into the group since the nine started writing, in the order Telegram took them.
     const intoGroup = w.tg.callsTo('*', (p) => p.chat_id === STAFF_CHAT_ID, { ok: true, since: mark })
-    const positions = others.map((c) =>
-      intoGroup.findIndex(
-        (call) =>
-          (call.method === 'copyMessage' || call.method === 'copyMessages') &&
-          call.payload.from_chat_id === c.user.id,
-      ),
-    )
+    const isCopyFrom = (call: (typeof intoGroup)[number], chatId: number) =>
+      (call.method === 'copyMessage' || call.method === 'copyMessages') &&
+      call.payload.from_chat_id === chatId
+    const firstCopies = others.map((c) => intoGroup.findIndex((call) => isCopyFrom(call, c.user.id)))
+    expect(firstCopies, 'every first message was copied').not.toContain(-1)
     const floodBefore = intoGroup.filter((c) => c.payload.from_chat_id === flooder!.user.id).length
     expect(floodBefore).toBeGreaterThan(WINDOW)
-    for (const p of positions) {
-      expect(p, `first copies at ${positions}`).toBeGreaterThanOrEqual(0)
-      expect(p, `first copies at ${positions}`).toBeLessThan(Math.min(WINDOW, OTHERS + SLACK))
-    }
+
+    // When the desk accepted each of the nine's first message (database clock = this machine's clock).
+    const accepted = await sql<{ chat_id: string; at: Date }>`
+      select chat_id, min(accepted_at) as at from desk_message
+        where direction = 'in' and chat_id in (${sql.join(others.map((c) => c.user.id))}) group by chat_id`.execute(
+      w.db.db,
+    )
+    const acceptedAt = new Map(accepted.rows.map((r) => [Number(r.chat_id), r.at.getTime()]))
+    const report = others.map((c, k) => {
+      const at = acceptedAt.get(c.user.id)!
+      const between = intoGroup.slice(0, firstCopies[k]).filter((call) => call.at >= at)
+      return between.map((call) => `${call.method}:${call.payload.from_chat_id ?? '-'}`)
+    })
+    for (const between of report) expect(between.length, JSON.stringify(report)).toBeLessThan(WINDOW)
   }, 400_000)
 })
