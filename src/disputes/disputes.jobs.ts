@@ -4,6 +4,7 @@ import type { Deps } from '../deps'
 import { defineQueue } from '../jobs/queue'
 import { listUserOrders } from '../orders/orders.repository'
 import { isBlocked, isTopicUnusable } from '../telegram/api'
+import { recordSent, sentBefore } from '../telegram/outbound'
 import { formatInstant } from '../time/format'
 
 /**
@@ -24,29 +25,6 @@ export const disputeCloseTopicQueue = defineQueue<{ disputeId: number }>('disput
 
 /** Topic icon: red for payment problems (one of the colours Telegram allows). */
 const TOPIC_COLOR = 16478047
-
-async function sentBefore(deps: Deps, key: string): Promise<boolean> {
-  return !!(await deps.db
-    .selectFrom('outbound_message')
-    .select('key')
-    .where('key', '=', key)
-    .executeTakeFirst())
-}
-
-async function recordSent(
-  deps: Deps,
-  key: string,
-  botId: number,
-  chatId: number,
-  messageId: number | null,
-  outcome = 'sent',
-) {
-  await deps.db
-    .insertInto('outbound_message')
-    .values({ key, bot_id: botId, chat_id: chatId, message_id: messageId, outcome })
-    .onConflict((oc) => oc.column('key').doNothing())
-    .execute()
-}
 
 function loadDispute(deps: Deps, id: number) {
   return deps.db.selectFrom('dispute').selectAll().where('id', '=', id).executeTakeFirst()
@@ -84,7 +62,7 @@ export async function handleDisputeTopic(deps: Deps, data: { disputeId: number }
   }
 
   const key = `dispute:${d.id}:card`
-  if (await sentBefore(deps, key)) return
+  if (await sentBefore(deps.db, key)) return
   const t = (k: string, p?: Record<string, string | number>) => deps.i18n.t(lang, k, p)
   const zone = desk.schedule.timezone
   const lines: string[] = [
@@ -143,7 +121,7 @@ export async function handleDisputeTopic(deps: Deps, data: { disputeId: number }
       ],
     },
   })
-  await recordSent(deps, key, d.bot_id, desk.staffChatId, m.message_id)
+  await recordSent(deps.db, { key, botId: d.bot_id, chatId: desk.staffChatId, messageId: m.message_id })
 }
 
 export async function handleDisputeNote(
@@ -153,7 +131,7 @@ export async function handleDisputeNote(
   const d = await loadDispute(deps, data.disputeId)
   if (!d) return
   const key = `dispute:${d.id}:note:${data.seq}`
-  if (await sentBefore(deps, key)) return
+  if (await sentBefore(deps.db, key)) return
   // The topic job has not run yet: fail and retry (pg-boss backs off) rather than post into General.
   if (!d.thread_id) throw new Error(`dispute ${d.id}: topic not created yet`)
   const desk = deps.desk(d.bot_id)
@@ -166,7 +144,7 @@ export async function handleDisputeNote(
         message_thread_id: d.thread_id,
       },
     )
-  await recordSent(deps, key, d.bot_id, desk.staffChatId, m.message_id)
+  await recordSent(deps.db, { key, botId: d.bot_id, chatId: desk.staffChatId, messageId: m.message_id })
 }
 
 export async function handleDisputeRelay(
@@ -176,13 +154,19 @@ export async function handleDisputeRelay(
   const d = await loadDispute(deps, data.disputeId)
   if (!d) return
   const key = `dispute:${d.id}:relay:${data.messageId}`
-  if (await sentBefore(deps, key)) return
+  if (await sentBefore(deps.db, key)) return
   try {
     const m = await deps.api(d.bot_id).copyMessage(d.user_id, data.fromChatId, data.messageId)
-    await recordSent(deps, key, d.bot_id, d.user_id, m.message_id)
+    await recordSent(deps.db, { key, botId: d.bot_id, chatId: d.user_id, messageId: m.message_id })
   } catch (err) {
     if (!isBlocked(err)) throw err
-    await recordSent(deps, key, d.bot_id, d.user_id, null, 'blocked')
+    await recordSent(deps.db, {
+      key,
+      botId: d.bot_id,
+      chatId: d.user_id,
+      messageId: null,
+      outcome: 'blocked',
+    })
   }
 }
 
@@ -193,7 +177,7 @@ export async function handleDisputeCloseTopic(deps: Deps, data: { disputeId: num
   const api = deps.api(d.bot_id)
   const key = `dispute:${d.id}:resolved-note`
   try {
-    if (!(await sentBefore(deps, key))) {
+    if (!(await sentBefore(deps.db, key))) {
       const m = await api.sendMessage(
         desk.staffChatId,
         deps.i18n.t(desk.defaultLanguage, 'dispute-topic-resolved', {
@@ -204,7 +188,7 @@ export async function handleDisputeCloseTopic(deps: Deps, data: { disputeId: num
         }),
         { message_thread_id: d.thread_id },
       )
-      await recordSent(deps, key, d.bot_id, desk.staffChatId, m.message_id)
+      await recordSent(deps.db, { key, botId: d.bot_id, chatId: desk.staffChatId, messageId: m.message_id })
     }
     await api.closeForumTopic(desk.staffChatId, d.thread_id)
   } catch (err) {

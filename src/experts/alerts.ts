@@ -8,6 +8,7 @@ import { defineQueue } from '../jobs/queue'
 import { preview } from '../routing/content'
 import { activeRoute } from '../routing/routes.repository'
 import type { StoredContent } from '../routing/routing.tables'
+import { recordSent, sentBefore } from '../telegram/outbound'
 import { currentAssignment, isMuted } from './experts.repository'
 
 /**
@@ -53,12 +54,7 @@ export type AlertOutcome = 'sent' | 'done' | 'muted' | 'forbidden'
 
 export async function handleOwnerAlert(deps: Deps, a: OwnerAlert): Promise<AlertOutcome> {
   const key = alertKey(a)
-  const done = await deps.db
-    .selectFrom('outbound_message')
-    .select('key')
-    .where('key', '=', key)
-    .executeTakeFirst()
-  if (done) return 'done'
+  if (await sentBefore(deps.db, key)) return 'done'
   if (await isMuted(deps.db, a.consultationId, a.expertId)) return 'muted'
   const route = await activeRoute(deps.db, a.consultationId)
   // The topic lane creates the topic right after activation; until then the button has nowhere to point.
@@ -88,11 +84,7 @@ export async function handleOwnerAlert(deps: Deps, a: OwnerAlert): Promise<Alert
     outcome = 'forbidden'
     deps.log.info({ expert: a.expertId, consultation: a.consultationId }, 'owner alert: private chat closed')
   }
-  await deps.db
-    .insertInto('outbound_message')
-    .values({ key, bot_id: a.botId, chat_id: a.expertId, message_id: messageId, outcome })
-    .onConflict((oc) => oc.column('key').doNothing())
-    .execute()
+  await recordSent(deps.db, { key, botId: a.botId, chatId: a.expertId, messageId, outcome })
   return outcome
 }
 

@@ -5,6 +5,7 @@ import { claimUpdate } from '../db/once'
 import type { Deps } from '../deps'
 import { errorSummary } from '../jobs/jobs'
 import { isTopicUnusable } from '../telegram/api'
+import { recordSent, sentBefore } from '../telegram/outbound'
 import { type ForgetTopicJob, forgetTopicQueue } from './privacy.jobs'
 
 /**
@@ -157,12 +158,7 @@ const description = (err: unknown) => (err as { description?: string }).descript
  * A topic that is gone has nothing left to do.
  */
 export async function runForgetTopic(deps: Deps, job: ForgetTopicJob): Promise<void> {
-  const done = await deps.db
-    .selectFrom('outbound_message')
-    .select('key')
-    .where('key', '=', job.key)
-    .executeTakeFirst()
-  if (done) return
+  if (await sentBefore(deps.db, job.key)) return
   const desk = deps.desk(job.botId)
   const api = deps.api(job.botId)
   const chat = job.chatId ?? desk.staffChatId
@@ -215,9 +211,5 @@ export async function runForgetTopic(deps: Deps, job: ForgetTopicJob): Promise<v
     outcome = 'gone'
     deps.log.info({ consultation_id: job.consultationId, err: errorSummary(err) }, 'forget: topic gone')
   }
-  await deps.db
-    .insertInto('outbound_message')
-    .values({ key: job.key, bot_id: job.botId, chat_id: chat, message_id: messageId, outcome })
-    .onConflict((oc) => oc.column('key').doNothing())
-    .execute()
+  await recordSent(deps.db, { key: job.key, botId: job.botId, chatId: chat, messageId, outcome })
 }

@@ -5,6 +5,7 @@ import type { Outbox } from '../jobs/jobs'
 import { defineQueue } from '../jobs/queue'
 import { metrics } from '../metrics'
 import { isBlocked } from './api'
+import { recordSent, sentBefore } from './outbound'
 
 /**
  * A notification to a user or a topic, rendered when it is sent (so it uses the i18n files of the running version)
@@ -49,12 +50,7 @@ export function renderNotification(deps: Deps, n: Notification): string {
 }
 
 export async function handleNotify(deps: Deps, n: Notification): Promise<void> {
-  const done = await deps.db
-    .selectFrom('outbound_message')
-    .select('key')
-    .where('key', '=', n.dedupeKey)
-    .executeTakeFirst()
-  if (done) return
+  if (await sentBefore(deps.db, n.dedupeKey)) return
   let messageId: number | null = null
   let outcome = 'sent'
   try {
@@ -73,10 +69,6 @@ export async function handleNotify(deps: Deps, n: Notification): Promise<void> {
     outcome = 'blocked'
     await markBlocked(deps.db, n.botId, n.chatId)
   }
-  await deps.db
-    .insertInto('outbound_message')
-    .values({ key: n.dedupeKey, bot_id: n.botId, chat_id: n.chatId, message_id: messageId, outcome })
-    .onConflict((oc) => oc.column('key').doNothing())
-    .execute()
+  await recordSent(deps.db, { key: n.dedupeKey, botId: n.botId, chatId: n.chatId, messageId, outcome })
   metrics.notifications.inc({ result: outcome })
 }

@@ -2,6 +2,7 @@ import { InputFile } from 'grammy'
 import { markBlocked } from '../clients/clients.repository'
 import type { Deps } from '../deps'
 import { isBlocked } from './api'
+import { recordSent, sentBefore } from './outbound'
 
 /** What a file job sends: built only when it was not sent before. */
 export interface OutgoingFile {
@@ -20,12 +21,7 @@ export async function sendFileOnce(
   job: { key: string; botId: number; userId: number },
   build: () => Promise<OutgoingFile>,
 ): Promise<void> {
-  const done = await deps.db
-    .selectFrom('outbound_message')
-    .select('key')
-    .where('key', '=', job.key)
-    .executeTakeFirst()
-  if (done) return
+  if (await sentBefore(deps.db, job.key)) return
   const file = await build()
   let messageId: number | null = null
   let outcome = 'sent'
@@ -41,9 +37,5 @@ export async function sendFileOnce(
     outcome = 'blocked'
     await markBlocked(deps.db, job.botId, job.userId)
   }
-  await deps.db
-    .insertInto('outbound_message')
-    .values({ key: job.key, bot_id: job.botId, chat_id: job.userId, message_id: messageId, outcome })
-    .onConflict((oc) => oc.column('key').doNothing())
-    .execute()
+  await recordSent(deps.db, { key: job.key, botId: job.botId, chatId: job.userId, messageId, outcome })
 }
