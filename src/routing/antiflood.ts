@@ -2,19 +2,30 @@ import { sql } from 'kysely'
 import type { Deps } from '../deps'
 import type { DeskConsultationView } from '../orders/orders.repository'
 import { notify } from '../telegram/notify'
+import { preview } from './content'
 import type { Item } from './messages.repository'
 
 /**
  * Anti-flood per client (config antiFlood.perMinute, 0 = off): a client's messages go into the topic one by one up to
  * the rate in any minute (scaled like Telegram's windows: telegramLimits.windowScale). Past it they are kept pending
  * (admitted as usual: the ledger saw them once, at admission, and sees nothing here) and, when the window has room
- * for one more send, everything pending goes as one digest message ("5 more messages from the client:" + the texts).
- * The client is told once per question. Only text messages join a digest; a photo, a file or an album waits for the
- * window and goes as itself (copied, in its place: per-consultation order never changes).
+ * for one more send, everything pending goes together as a digest: one message ("5 more messages from the client:"
+ * + the texts, in order, with a line in the place of each photo or file), then the photos and files themselves in
+ * one copyMessages right below it. The client is told once per question. An album (media_group_id) ends the digest
+ * and goes as itself, already one call; a run of media only goes as one copyMessages without the text.
+ * Separate photos cannot be turned into an album by copying (Telegram keeps only an original album's grouping, and
+ * sendMediaGroup would need file ids, which the desk does not keep): they arrive as consecutive messages.
  */
 
 const DIGEST_MAX_CHARS = 3800
 const DIGEST_MAX_ITEMS = 50
+/** Media copied below a digest in its one copyMessages: each counts against the group's 20 a minute. */
+const DIGEST_MAX_MEDIA = 10
+
+/** A text goes inside the digest message; anything else is copied below it. */
+export function inDigestText(item: Item): boolean {
+  return typeof item.content?.text === 'string'
+}
 
 export type FloodDecision =
   | { kind: 'send' }
@@ -47,24 +58,33 @@ export async function floodDecision(
     return { kind: 'wait', seconds: Math.max(0.2, wait ?? 0.2) }
   }
   if (sends < rate - 1) return { kind: 'send' }
-  // The window's last send: everything pending of the client that can travel as text goes together.
+  // The window's last send: everything pending of the client goes together, up to an album.
   const run: Item[] = []
   let chars = 0
+  let media = 0
   for (const item of await pending()) {
-    const text = item.content?.text
-    if (item.kind !== 'copy' || item.chat_id === null || item.media_group_id || typeof text !== 'string')
-      break
-    if (run.length >= DIGEST_MAX_ITEMS || chars + text.length + 2 > DIGEST_MAX_CHARS) break
+    if (item.kind !== 'copy' || item.chat_id === null || item.media_group_id) break
+    if (run.length >= DIGEST_MAX_ITEMS) break
+    const line = inDigestText(item)
+      ? item.content!.text!.length
+      : preview(item.content_type, item.content).length
+    if (chars + line + 2 > DIGEST_MAX_CHARS) break
+    if (!inDigestText(item) && ++media > DIGEST_MAX_MEDIA) break
     run.push(item)
-    chars += text.length + 2
+    chars += line + 2
   }
   return run.length > 1 ? { kind: 'digest', items: run } : { kind: 'send' }
 }
 
-/** The digest's text: the header and each message's text in order. */
+/** The digest's text: the header and each message in order (a text, or a line for a photo or file copied below). */
 export function digestText(deps: Deps, lang: string, items: Item[]): string {
   const header = deps.i18n.t(lang, 'desk-flood-digest', { count: items.length })
-  return [header, ...items.map((i) => i.content?.text ?? '')].join('\n\n')
+  const lines = items.map((i) =>
+    inDigestText(i)
+      ? i.content!.text!
+      : deps.i18n.t(lang, 'desk-flood-digest-media', { what: preview(i.content_type, i.content) }),
+  )
+  return [header, ...lines].join('\n\n')
 }
 
 async function tellOnce(deps: Deps, v: DeskConsultationView, head: Item): Promise<void> {

@@ -13,7 +13,7 @@ import { errorSummary } from '../jobs/jobs'
 import { consultationView, type DeskConsultationView } from '../orders/orders.repository'
 import { BudgetWait, PRIORITY_NORMAL, type SendContext, withSendContext } from '../telegram/budget'
 import { notify } from '../telegram/notify'
-import { digestText, floodDecision } from './antiflood'
+import { digestText, floodDecision, inDigestText } from './antiflood'
 import { recordClientBlocked } from './blocked'
 import {
   clearDeskFlag,
@@ -228,6 +228,7 @@ class LaneRun {
       const [head] = await pendingItems(this.db, this.v.id, this.dir, 1)
       if (!head) break
       let batch: Item[] = [head]
+      let digest = false
       if (head.kind === 'copy' && head.media_group_id) {
         const { parts, quietMs } = await pendingAlbum(this.db, this.v.id, head.media_group_id, this.dir)
         if (parts.length < ALBUM_MAX && quietMs < ALBUM_QUIET_MS)
@@ -239,9 +240,12 @@ class LaneRun {
           pendingItems(this.db, this.v.id, this.dir, 100),
         )
         if (flood.kind === 'wait') return { kind: 'defer', seconds: flood.seconds }
-        if (flood.kind === 'digest') batch = flood.items
+        if (flood.kind === 'digest') {
+          batch = flood.items
+          // Media only: one copyMessages says it all, a digest message would be one send more.
+          digest = batch.some(inDigestText)
+        }
       }
-      const digest = batch.length > 1 && !head.media_group_id
       // Fewer calls: consecutive plain copies of the lane go in one copyMessages (order kept; each counts against
       // the group's budget all the same).
       // Not while other consultations wait for the group: a batch would take their turns (fairness first).
@@ -342,13 +346,35 @@ class LaneRun {
   // ------------------------------------------------------------------------------------------------------------
   // Items
 
-  /** Sends one item (or one album); undefined = go on with the next item. */
+  /**
+   * Sends one item, one album, one copyMessages run or one digest; undefined = go on with the next item. A digest is
+   * two steps: its message (the texts marked sent with it), then the photos and files below it as a run of copies -
+   * a failure of the second step leaves only those pending, and the texts are not sent again.
+   */
   private async deliver(batch: Item[], digest = false): Promise<Outcome | undefined> {
+    if (this.dir === 'in' && digest) {
+      const texts = batch.filter(inDigestText)
+      const media = batch.filter((i) => !inDigestText(i))
+      const r = await this.attempt(texts, true, () =>
+        this.withTopic((route) => this.sendDigest(route, batch)),
+      )
+      if (r || media.length === 0) return r
+      return this.attempt(media, false, () => this.withTopic((route) => this.sendIn(route, media)))
+    }
+    return this.attempt(batch, false, () =>
+      this.dir === 'in' ? this.withTopic((route) => this.sendIn(route, batch)) : this.sendOut(batch),
+    )
+  }
+
+  /** One send of `batch` with the lane's answers to what can go wrong. */
+  private async attempt(
+    batch: Item[],
+    digest: boolean,
+    send: () => Promise<void>,
+  ): Promise<Outcome | undefined> {
     const head = batch[0]!
     try {
-      if (this.dir === 'in' && digest) await this.withTopic((route) => this.sendDigest(route, batch))
-      else if (this.dir === 'in') await this.withTopic((route) => this.sendIn(route, batch))
-      else await this.sendOut(batch)
+      await send()
       return undefined
     } catch (err) {
       // The client's window is closed: nothing was sent; the lane comes back when it opens.
@@ -448,7 +474,10 @@ class LaneRun {
     return run.length ? run : [head]
   }
 
-  /** A client's messages past the anti-flood rate, as one message (antiflood.ts); each item maps to it. */
+  /**
+   * A client's messages past the anti-flood rate, as one message (antiflood.ts): each text maps to it; the photos
+   * and files it lists are copied next (deliver).
+   */
   private async sendDigest(route: Route, batch: Item[]): Promise<void> {
     const chat = route.support_chat_id
     const thread = route.message_thread_id
@@ -456,7 +485,7 @@ class LaneRun {
       message_thread_id: thread,
       link_preview_options: { is_disabled: true },
     })
-    for (const item of batch)
+    for (const item of batch.filter(inDigestText))
       await markSent(this.db, item.id, {
         chatId: chat,
         threadId: thread,
