@@ -11,13 +11,16 @@ export const ORDER_TRANSITIONS: Readonly<Record<OrderState, readonly OrderState[
   reserved: ['paid_waiting', 'active', 'cancelled', 'created'],
   paid_waiting: ['active', 'refunded'],
   active: ['closed', 'refunded'],
-  closed: ['refunded'],
+  closed: ['refunded', 'active'],
   cancelled: ['paid_waiting', 'active'],
   refunded: [],
 })
 // created/reserved -> paid_waiting|active: a successful_payment is never rejected, even for an order whose hold we
 // never saw or that was cancelled meanwhile (Telegram took the client's Stars; we honour it and sort the start out).
 // reserved -> created: a lapsed hold returns the order to payable; a new pre-checkout takes a new hold.
+// closed -> active: a support plan renewed after its window closed (a late renewal, src/subscriptions/payment.ts) opens
+// its order again with its consultation. Nothing else reaches it: activation starts only waiting consultations of
+// paid orders, and a one-off order's payment is taken once, by its charge id, before any move.
 
 export class InvalidTransitionError extends Error {
   constructor(

@@ -216,6 +216,7 @@ async function renew(c: PayCtx, sub: Subscription): Promise<PlanPaymentOutcome> 
       })
       .where('id', '=', order.id)
       .execute()
+  // A renewal after the lapse closed the window: the consultation and its order are open again.
   const reopened = cons.state !== 'active'
   const updated = await trx
     .updateTable('consultation')

@@ -127,6 +127,64 @@ describe('subscriptions: lifecycle', () => {
     expect(after).toMatchObject({ reserved: 0, used: 1 })
   })
 
+  it('a renewal after the lapse closed the window opens the consultation and its order again; questions are accepted', async () => {
+    const client = await newClient(w, { language_code: 'ru' })
+    const { sub, payload, amount } = await subscribe(w, client)
+    const [p1] = await periods(w, sub.id)
+    await shiftSubscription(w, sub.id, p1!.period_end.getTime() - Date.now() + DAY + 3600_000)
+    const [shifted] = await periods(w, sub.id)
+    expect(
+      await runLapse(w.deps, { subscriptionId: sub.id, periodEnd: shifted!.period_end.toISOString() }),
+    ).toBe('lapsed')
+    const closed = await w.deps.db
+      .selectFrom('consultation')
+      .selectAll()
+      .where('id', '=', sub.consultation_id)
+      .executeTakeFirstOrThrow()
+    expect(
+      await runWindowClose(w.deps, {
+        consultationId: closed.id,
+        accessUntil: closed.access_until!.toISOString(),
+      }),
+    ).toBe('closed')
+    const states = async () => ({
+      order: (
+        await w.deps.db
+          .selectFrom('orders')
+          .select('state')
+          .where('id', '=', sub.order_id)
+          .executeTakeFirstOrThrow()
+      ).state,
+      consultation: (
+        await w.deps.db
+          .selectFrom('consultation')
+          .select('state')
+          .where('id', '=', sub.consultation_id)
+          .executeTakeFirstOrThrow()
+      ).state,
+      subscription: (
+        await w.deps.db
+          .selectFrom('subscription')
+          .select('state')
+          .where('id', '=', sub.id)
+          .executeTakeFirstOrThrow()
+      ).state,
+    })
+    expect(await states()).toEqual({ order: 'closed', consultation: 'closed', subscription: 'lapsed' })
+
+    await renewThroughTelegram(w, client, {
+      payload,
+      amount,
+      charge: `late-renew-${sub.id}`,
+      expires: new Date(Date.now() + 30 * DAY),
+    })
+    await eventually(async () => (await states()).subscription === 'active', 'the renewal')
+    expect(await states()).toEqual({ order: 'active', consultation: 'active', subscription: 'active' })
+    const since = w.tg.mark()
+    await clientSends(w, client, 'Вопрос после позднего продления')
+    await w.tg.waitForSent(client.id, /Вопрос №\d+ принят/, { since })
+  })
+
   it('upgrade mid-period while reserves race (5 rounds): the grant grows in the payment transaction, holds kept', async () => {
     for (let round = 0; round < 5; round++) {
       const client = await newClient(w, { language_code: 'en' })
