@@ -2,7 +2,7 @@ import { audit } from '../audit/audit'
 import { clientZone } from '../clients/clients.service'
 import type { DeskRuntime } from '../config/load'
 import type { Deps } from '../deps'
-import { takeCapacity } from '../orders/capacity'
+import { dayAccount, takeCapacity } from '../orders/capacity'
 import { lockOrder } from '../orders/order-state'
 import { dbNow, findConsultationByOrder, updateOrder } from '../orders/orders.repository'
 import { accountForOrder, nextFreeStarts, scheduleStart } from '../orders/orders.service'
@@ -99,7 +99,8 @@ export async function agreeStart(
     // A button names its start by instant (whole seconds). A slot is that instant; a day option is its day, started
     // as of now: a "today" button pressed an hour later starts now, not an hour ago.
     const sec = (d: Date) => Math.floor(d.getTime() / 1000)
-    const dayKey = order.start_mode === 'scheduled' ? undefined : accountForOrder(desk, order, input.at)?.key
+    const dayKey =
+      order.start_mode === 'scheduled' ? undefined : dayAccount(desk, order.tariff_code, 0, input.at).key
     const options = await nextFreeStarts(trx, desk, order, now, 30)
     const option = options.find((o) => (dayKey ? o.account.key === dayKey : sec(o.at) === sec(input.at)))
     if (!option) return { ok: false, code: 'option-gone' }
@@ -113,7 +114,8 @@ export async function agreeStart(
     await updateOrder(trx, order.id, {
       capacity_key: option.account.key,
       needs_start_date: false,
-      slot_start: order.start_mode === 'scheduled' ? option.at : order.slot_start,
+      // A scheduled slot, or an immediate start chosen at the desk's opening: the order keeps its agreed start.
+      slot_start: order.start_mode === 'scheduled' || order.slot_start ? option.at : order.slot_start,
     })
     const c = await findConsultationByOrder(trx, order.id)
     if (!c) return { ok: false, code: 'not-waiting' }
@@ -154,14 +156,19 @@ export async function runScheduledStart(
   data: { consultationId: number; startsAt: string },
 ): Promise<void> {
   await deps.jobs.transaction(deps.db, async (trx, outbox) => {
-    // A start the client moved (src/payments/change-start.ts) leaves its old job behind: it starts nothing.
+    // A start the client moved (src/payments/change-start.ts), or agreed anew after a late payment, leaves its old job
+    // behind: it starts nothing.
     const o = await trx
       .selectFrom('consultation as c')
       .innerJoin('orders as o', 'o.id', 'c.order_id')
       .select(['o.start_mode', 'o.slot_start'])
       .where('c.id', '=', data.consultationId)
       .executeTakeFirst()
-    if (o?.start_mode === 'scheduled' && o.slot_start && o.slot_start.getTime() !== Date.parse(data.startsAt))
+    if (
+      o?.start_mode !== 'on_request' &&
+      o?.slot_start &&
+      o.slot_start.getTime() !== Date.parse(data.startsAt)
+    )
       return
     await activateConsultation(trx, outbox, deps, {
       consultationId: data.consultationId,

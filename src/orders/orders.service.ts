@@ -56,9 +56,19 @@ export type CreateOrderRefusal =
   | 'slot-started'
   | 'slot-full'
   | 'banned'
+  /** An immediate tariff while the desk is closed: the client chooses first, start now or at the opening. */
+  | 'choose-start'
+  /** "Start when the desk opens" names an opening that is no longer the next one (it came, or the hours changed). */
+  | 'opening-changed'
 
 export type CreateOrderResult =
-  | { ok: true; order: Order; tariff: TariffConfig; closedUntil: Date | undefined }
+  | {
+      ok: true
+      order: Order
+      tariff: TariffConfig
+      /** An immediate start chosen while the desk is closed: when the first answer can come. */
+      closedUntil: Date | undefined
+    }
   | { ok: false; code: CreateOrderRefusal }
 
 export interface CreateOrderInput {
@@ -67,7 +77,10 @@ export interface CreateOrderInput {
   tariffCode: string
   /** termsHash() of the terms the client saw. */
   terms: string
+  /** scheduled: the announced slot; immediate: the desk's next opening ("start when the desk opens"). */
   slot?: Date
+  /** immediate: "start now" chosen explicitly (outside hours the client must choose one or the other). */
+  startNow?: boolean
   updateId: number
 }
 
@@ -81,7 +94,7 @@ export async function createOrder(
   if (input.terms !== termsHash(desk.terms.version)) return { ok: false, code: 'terms-changed' }
   if (tariff.startMode === 'scheduled' && !input.slot) return { ok: false, code: 'slot-required' }
   const slot = input.slot && tariff.startMode === 'scheduled' ? announcedSlot(tariff, input.slot) : undefined
-  if (input.slot && !slot) return { ok: false, code: 'slot-unknown' }
+  if (input.slot && tariff.startMode !== 'immediate' && !slot) return { ok: false, code: 'slot-unknown' }
 
   return deps.db.transaction().execute(async (trx): Promise<CreateOrderResult> => {
     if (!(await claimUpdate(trx, desk.botId, input.updateId))) return { ok: false, code: 'duplicate' }
@@ -93,12 +106,14 @@ export async function createOrder(
       const [free] = await freePlaces(trx, desk.botId, [accountForSlot(desk, tariff, slot)])
       if ((free ?? 0) <= 0) return { ok: false, code: 'slot-full' }
     }
+    const start = tariff.startMode === 'immediate' ? immediateStart(desk, now, input) : undefined
+    if (start && !start.ok) return start
     await upsertClient(trx, desk.botId, input.from)
     const order = await insertOrder(trx, {
       bot_id: desk.botId,
       user_id: input.from.id,
       ...snapshotTariff(desk, tariff, input.lang),
-      slot_start: slot ?? null,
+      slot_start: slot ?? start?.at ?? null,
     })
     await audit(trx, {
       botId: desk.botId,
@@ -106,13 +121,42 @@ export async function createOrder(
       action: 'order.created',
       subjectType: 'order',
       subjectId: order.id,
-      details: { tariff: tariff.code, price: tariff.priceStars, terms: desk.terms.version },
+      details: {
+        tariff: tariff.code,
+        price: tariff.priceStars,
+        terms: desk.terms.version,
+        ...(start?.at ? { startsAtOpening: start.at.toISOString() } : {}),
+      },
     })
-    const schedule = deskSchedule(desk)
-    const closedUntil =
-      tariff.startMode === 'immediate' && !isOpen(schedule, now) ? nextOpening(schedule, now) : undefined
-    return { ok: true, order, tariff, closedUntil }
+    return { ok: true, order, tariff, closedUntil: start?.closedUntil }
   })
+}
+
+/**
+ * When an immediate tariff's window starts, as the client chose it. While the desk is open: now (no choice). While
+ * it is closed the client chooses before paying: now (the window runs from the payment, the first answer comes at
+ * the opening) or at the desk's next opening, which the order keeps in slot_start (payment then leaves it
+ * paid_waiting and schedules the activation at that instant, as for a scheduled slot). A button names the opening
+ * it was shown with (whole seconds); an opening that is no longer the next one is refused, and the card shown again.
+ */
+function immediateStart(
+  desk: DeskRuntime,
+  now: Date,
+  input: Pick<CreateOrderInput, 'slot' | 'startNow'>,
+):
+  | { ok: true; at: Date | undefined; closedUntil: Date | undefined }
+  | { ok: false; code: 'choose-start' | 'opening-changed' } {
+  const schedule = deskSchedule(desk)
+  const open = isOpen(schedule, now)
+  if (input.slot) {
+    const opening = open ? undefined : nextOpening(schedule, now)
+    if (!opening || Math.floor(opening.getTime() / 1000) !== Math.floor(input.slot.getTime() / 1000))
+      return { ok: false, code: 'opening-changed' }
+    return { ok: true, at: opening, closedUntil: undefined }
+  }
+  if (open) return { ok: true, at: undefined, closedUntil: undefined }
+  if (!input.startNow) return { ok: false, code: 'choose-start' }
+  return { ok: true, at: undefined, closedUntil: nextOpening(schedule, now) }
 }
 
 export function accountForSlot(desk: DeskRuntime, t: TariffConfig, slot: Date): CapacityAccount {
@@ -120,7 +164,8 @@ export function accountForSlot(desk: DeskRuntime, t: TariffConfig, slot: Date): 
 }
 
 /**
- * The capacity account an order's start takes from, as of `at` (immediate: the day of `at`; scheduled: the slot).
+ * The capacity account an order's start takes from, as of `at` (immediate: the day of `at`, or of the opening the
+ * client chose to start at; scheduled: the slot).
  * The capacity comes from the current config; a tariff removed from config keeps its accounts but opens no new ones
  * (capacity 0).
  */
@@ -130,7 +175,8 @@ export function accountForOrder(desk: DeskRuntime, order: Order, at: Date): Capa
     if (!order.slot_start) return undefined
     return slotAccount(desk, order.tariff_code, t?.slotCapacity ?? 0, order.slot_start, order.window_minutes)
   }
-  return dayAccount(desk, order.tariff_code, t?.dailyCapacity ?? 0, at)
+  const start = order.start_mode === 'immediate' && order.slot_start ? order.slot_start : at
+  return dayAccount(desk, order.tariff_code, t?.dailyCapacity ?? 0, start)
 }
 
 // ---------------------------------------------------------------------------------------------------------------

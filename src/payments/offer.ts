@@ -44,6 +44,7 @@ export function tariffCard(
   tariff: TariffConfig,
   lang: string,
   now: Date,
+  zone = desk.schedule.timezone,
 ): string {
   const window = formatHours(Math.round(tariff.windowHours * 60), lang)
   const lines = [
@@ -63,8 +64,16 @@ export function tariffCard(
     }),
   ]
   lines.push(...policyLines(t, tariff, lang))
-  const warning = closedWarning(t, desk, tariff, lang, now)
-  if (warning) lines.push('', warning)
+  // Outside hours an immediate tariff offers a choice (the card's two buttons): start now or at the opening.
+  const opens = closedUntil(desk, tariff, now)
+  if (opens)
+    lines.push(
+      '',
+      t(lang, 'warn-desk-closed-choice', {
+        opens: formatInstant(opens, zone, lang),
+        window: formatHours(Math.round(tariff.windowHours * 60), lang),
+      }),
+    )
   lines.push(
     '',
     t(lang, 'tariff-card-terms', { version: desk.terms.version }),
@@ -85,21 +94,39 @@ export function policyLines(t: Translator, tariff: TariffConfig, lang: string): 
   return [t(lang, `tariff-card-refund-${tariff.refundPolicy}`), late]
 }
 
-/** For an immediate tariff while the desk is closed: the window would start now, the SLA clock only at opening. */
-export function closedWarning(
-  t: Translator,
-  desk: DeskRuntime,
-  tariff: TariffConfig,
-  lang: string,
-  now: Date,
-  zone = desk.schedule.timezone,
-): string | undefined {
+/** For an immediate tariff while the desk is closed: its next opening (the start the client may choose instead). */
+export function closedUntil(desk: DeskRuntime, tariff: TariffConfig, now: Date): Date | undefined {
   if (tariff.startMode !== 'immediate') return undefined
   const schedule = deskSchedule(desk)
-  if (isOpen(schedule, now)) return undefined
+  return isOpen(schedule, now) ? undefined : nextOpening(schedule, now)
+}
+
+/** "Start now" chosen while the desk is closed: the window starts at payment, the SLA clock only at `opens`. */
+export function closedWarning(
+  t: Translator,
+  tariff: TariffConfig,
+  lang: string,
+  opens: Date,
+  zone: string,
+): string {
   return t(lang, 'warn-desk-closed', {
-    opens: formatInstant(nextOpening(schedule, now), zone, lang),
+    opens: formatInstant(opens, zone, lang),
     window: formatHours(Math.round(tariff.windowHours * 60), lang),
+  })
+}
+
+/** "Start when the desk opens" chosen: the window counts from the opening. */
+export function openingStartText(
+  t: Translator,
+  order: { window_minutes: number; slot_start: Date | null },
+  lang: string,
+  zone: string,
+): string {
+  const at = order.slot_start!
+  return t(lang, 'order-start-at-opening', {
+    at: formatInstant(at, zone, lang),
+    end: formatInstant(new Date(at.getTime() + order.window_minutes * 60_000), zone, lang),
+    window: formatHours(order.window_minutes, lang),
   })
 }
 
@@ -112,14 +139,23 @@ export function invoiceTexts(
     appeals: number
     terms_version: string
     start_mode: string
+    slot_start: Date | null
   },
   lang: string,
+  zone: string,
 ): { title: string; description: string } {
   const title = order.title.length > 32 ? `${order.title.slice(0, 31)}…` : order.title
-  const description = t(lang, `invoice-description-${order.start_mode}`, {
-    window: formatHours(order.window_minutes, lang),
-    appeals: order.appeals,
-    terms: order.terms_version,
-  })
+  // An immediate tariff whose window starts at the desk's opening says so, with the opening.
+  const atOpening = order.start_mode === 'immediate' && order.slot_start
+  const description = t(
+    lang,
+    atOpening ? 'invoice-description-at-opening' : `invoice-description-${order.start_mode}`,
+    {
+      window: formatHours(order.window_minutes, lang),
+      appeals: order.appeals,
+      terms: order.terms_version,
+      ...(atOpening ? { at: formatInstant(order.slot_start!, zone, lang) } : {}),
+    },
+  )
   return { title, description: description.length > 255 ? `${description.slice(0, 254)}…` : description }
 }

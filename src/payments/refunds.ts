@@ -141,12 +141,13 @@ export async function applyRefund(
   const policy: RefundPolicy = order?.refund_policy ?? REFUND_POLICY
   let consultationId: number | undefined
   let released = 0
-  // A scheduled start refunded before it began gives its place back to the slot (issue 14: cancel before start).
+  // A scheduled start refunded before it began gives its place back to the slot (issue 14: cancel before start); an
+  // immediate start deferred to the desk's opening gives back its place of that day.
   if (
     order &&
     p.kind === 'payment' &&
     order.state === 'paid_waiting' &&
-    order.start_mode === 'scheduled' &&
+    order.start_mode !== 'on_request' &&
     order.slot_start &&
     !order.needs_start_date &&
     order.capacity_key

@@ -47,7 +47,8 @@ export type PaymentOutcome =
       paymentId: number
       orderId: number
       consultationId: number
-      reason: 'on_request' | 'scheduled' | 'late'
+      /** opening: an immediate tariff bought outside hours, its window starting at the desk's opening. */
+      reason: 'on_request' | 'scheduled' | 'opening' | 'late'
     }
 
 export interface SuccessfulPaymentInput {
@@ -195,7 +196,10 @@ export async function recordSuccessfulPayment(
       return { status: 'waiting', ...result, reason: 'late' }
     }
 
-    if (order.start_mode === 'scheduled' && order.slot_start && order.slot_start.getTime() > now.getTime()) {
+    // A start ahead: a scheduled slot, or an immediate tariff bought outside hours to start at the desk's opening
+    // (src/orders/orders.service.ts immediateStart). Paid and waiting; the scheduled-start job activates it then.
+    if (order.slot_start && order.slot_start.getTime() > now.getTime()) {
+      const opening = order.start_mode === 'immediate'
       await moveOrder(trx, order, 'paid_waiting')
       await scheduleStart(outbox, consultation.id, order.slot_start)
       const zone = await clientZone(trx, desk, order.user_id)
@@ -204,7 +208,7 @@ export async function recordSuccessfulPayment(
         botId: desk.botId,
         chatId: order.user_id,
         lang: order.lang,
-        key: 'pay-confirm-scheduled',
+        key: opening ? 'pay-confirm-at-opening' : 'pay-confirm-scheduled',
         params: {
           title: order.title,
           amount: p.total_amount,
@@ -213,10 +217,11 @@ export async function recordSuccessfulPayment(
         replyMarkup: { inline_keyboard: [[tzButton(deps, order.lang)]] },
         dedupeKey: `payment:${p.id}:client`,
       })
-      return { status: 'waiting', ...result, reason: 'scheduled' }
+      return { status: 'waiting', ...result, reason: opening ? 'opening' : 'scheduled' }
     }
 
-    // immediate (or a slot that has already begun): the window starts now; the activation writes the confirmation.
+    // immediate (or a slot, or a chosen opening, that has already begun): the window starts now; the activation
+    // writes the confirmation.
     await activateConsultation(trx, outbox, deps, {
       consultationId: consultation.id,
       actorId: input.userId,

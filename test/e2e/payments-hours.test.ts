@@ -42,7 +42,7 @@ describe('outside business hours', () => {
     )
 
     const since = w.tg.mark()
-    await buy(w, u, 'quick')
+    await buy(w, u, 'quick', 'now')
     const warning = w.tg.sentTo(u.id, { since }).find((m) => /The desk is closed now/.test(m.text ?? ''))
     expect(warning).toBeDefined()
   })

@@ -61,10 +61,14 @@ export function startPayWorld(
   })
 }
 
-/** Presses "Accept the terms and pay" (or a slot button) and returns the invoice the bot sent. */
-export async function buy(w: PayWorld, user: User, code: string, slot?: Date) {
+/**
+ * Presses "Accept the terms and pay" (or a slot button; outside hours, for an immediate tariff, "start now" or
+ * "start when the desk opens" with the opening) and returns the invoice the bot sent.
+ */
+export async function buy(w: PayWorld, user: User, code: string, start?: Date | 'now') {
   const since = w.tg.mark()
-  const data = `tf:buy:${code}:${termsHash(w.t.desk.terms.version)}${slot ? `:${Math.floor(slot.getTime() / 1000)}` : ''}`
+  const suffix = start === 'now' ? ':now' : start ? `:${Math.floor(start.getTime() / 1000)}` : ''
+  const data = `tf:buy:${code}:${termsHash(w.t.desk.terms.version)}${suffix}`
   await w.tg.push(TEST_BOT_ID, w.tg.callback(user, data))
   const call = await w.tg.waitFor('sendInvoice', { chat_id: user.id }, { since })
   const p = call.payload as {

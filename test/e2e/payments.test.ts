@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { runScheduledStart } from '../../src/consultations/start.service'
+import { termsHash } from '../../src/orders/orders.service'
 import { OFFERED_ZONES } from '../../src/time/client-time'
 import {
   auditCount,
@@ -139,6 +140,39 @@ describe('immediate start', () => {
     expect((await w.tg.waitForSent(u.id, /Your orders/, { since })).text).toContain(
       'Asia/Yekaterinburg, UTC+5',
     )
+  })
+
+  it('inside hours there is no choice of start: a “start when the desk opens” from an old card is refused', async () => {
+    const u = w.tg.user({ language_code: 'en' })
+    const hash = termsHash(w.t.desk.terms.version)
+    await w.tg.push(TEST_BOT_ID, w.tg.callback(u, 'tf:show:quick'))
+    const card = await w.tg.waitFor(['editMessageText', 'sendMessage'], (p) => p.chat_id === u.id)
+    const data = (card.payload.reply_markup.inline_keyboard.flat() as { callback_data: string }[]).map(
+      (b) => b.callback_data,
+    )
+    expect(data).toEqual([`tf:buy:quick:${hash}`, 'tf:list'])
+    expect(card.payload.text).not.toContain('The desk is closed now')
+
+    // A card shown outside hours, pressed now that the desk is open: refused, the current card (one button) again.
+    const since = w.tg.mark()
+    const old = Math.floor((Date.now() + 3 * HOUR) / 1000)
+    await w.tg.push(TEST_BOT_ID, w.tg.callback(u, `tf:buy:quick:${hash}:${old}`))
+    await w.tg.waitFor('answerCallbackQuery', (p) => /opening time has changed/.test(p.text ?? ''), { since })
+    const again = await w.tg.waitFor(
+      'sendMessage',
+      (p) => p.chat_id === u.id && /Quick review/.test(p.text),
+      {
+        since,
+      },
+    )
+    expect(JSON.stringify(again.payload.reply_markup)).not.toContain(':now')
+    expect(w.tg.callsTo('sendInvoice', { chat_id: u.id })).toHaveLength(0)
+
+    // "Start now" from such a card is an ordinary immediate start: no warning, the window from payment.
+    const o = await buy(w, u, 'quick', 'now')
+    expect(o.invoice.description).toContain('window from payment')
+    expect(w.tg.sentTo(u.id, { since }).some((m) => /The desk is closed now/.test(m.text ?? ''))).toBe(false)
+    expect((await orderState(w.deps, o.orderId)).order.slot_start).toBeNull()
   })
 })
 

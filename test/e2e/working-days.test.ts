@@ -27,7 +27,7 @@ describe('working days', () => {
   it('an immediate start on a day off takes a place of the next working day', async () => {
     const u = w.tg.user({ language_code: 'en' })
     const since = w.tg.mark()
-    const o = await buy(w, u, 'quick')
+    const o = await buy(w, u, 'quick', 'now')
     expect((await preCheckout(w, u, o)).ok).toBe(true)
     const { order } = await orderState(w.deps, o.orderId)
     expect(order.capacity_key).toBe(`day:quick:${workDay.toISODate()}`)

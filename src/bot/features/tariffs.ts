@@ -1,10 +1,11 @@
 import { Composer, InlineKeyboard } from 'grammy'
 import { clientZone } from '../../clients/clients.service'
 import { pick } from '../../config/load'
+import type { TariffConfig } from '../../config/schema'
 import { freePlaces } from '../../orders/capacity'
 import { accountForSlot, createOrder, recordInvoiceMessage, termsHash } from '../../orders/orders.service'
 import { findTariff, upcomingSlots } from '../../orders/tariffs'
-import { closedWarning, invoiceTexts, tariffCard } from '../../payments/offer'
+import { closedUntil, closedWarning, invoiceTexts, openingStartText, tariffCard } from '../../payments/offer'
 import { orderPayload } from '../../payments/payload'
 import { XTR } from '../../payments/pre-checkout'
 import { formatInstant } from '../../time/format'
@@ -14,7 +15,8 @@ import type { BotContext } from '../context'
  * Tariffs: the list, one tariff's card with its terms (shown before payment), start slots for scheduled tariffs,
  * and "Accept terms and pay": an order (a snapshot of the tariff, terms version pinned) and a Stars invoice.
  *
- * Callback data: tf:list | tf:show:<code> | tf:slots:<code> | tf:buy:<code>:<terms hash>[:<slot epoch s>]
+ * Callback data: tf:list | tf:show:<code> | tf:slots:<code> | tf:buy:<code>:<terms hash>[:<start epoch s> | :now]
+ * (the start: a scheduled tariff's slot; for an immediate one outside hours, "now" or the desk's next opening).
  */
 export const tariffsFeature = new Composer<BotContext>()
 const priv = tariffsFeature.chatType('private')
@@ -58,6 +60,30 @@ priv.callbackQuery('tf:list', async (ctx) => {
   await showTariffs(ctx)
 })
 
+/**
+ * The card's buttons: a scheduled tariff picks a slot; an immediate one while the desk is closed offers two, start
+ * now (the window runs from payment) or when the desk opens (the window counts from the opening); otherwise one.
+ */
+function cardKeyboard(ctx: BotContext, tariff: TariffConfig, zone: string, now: Date): InlineKeyboard {
+  const kb = new InlineKeyboard()
+  const buy = `tf:buy:${tariff.code}:${termsHash(ctx.desk.terms.version)}`
+  const opens = closedUntil(ctx.desk, tariff, now)
+  if (tariff.startMode === 'scheduled') kb.text(ctx.t('btn-pick-slot'), `tf:slots:${tariff.code}`)
+  else if (opens)
+    kb.text(ctx.t('btn-pay-start-now', { price: tariff.priceStars }), `${buy}:now`)
+      .row()
+      .text(
+        ctx.t('btn-pay-start-at-opening', {
+          price: tariff.priceStars,
+          at: formatInstant(opens, zone, ctx.lang),
+        }),
+        `${buy}:${Math.floor(opens.getTime() / 1000)}`,
+      )
+  else kb.text(ctx.t('btn-accept-pay', { price: tariff.priceStars }), buy)
+  kb.row().text(ctx.t('btn-all-tariffs'), 'tf:list')
+  return kb
+}
+
 priv.callbackQuery(/^tf:show:([a-z0-9_-]{1,32})$/, async (ctx) => {
   const tariff = findTariff(ctx.desk, ctx.match[1]!)
   if (!tariff) {
@@ -65,15 +91,13 @@ priv.callbackQuery(/^tf:show:([a-z0-9_-]{1,32})$/, async (ctx) => {
     return showTariffs(ctx)
   }
   await ctx.answerCallbackQuery()
-  const kb = new InlineKeyboard()
-  if (tariff.startMode === 'scheduled') kb.text(ctx.t('btn-pick-slot'), `tf:slots:${tariff.code}`)
-  else
-    kb.text(
-      ctx.t('btn-accept-pay', { price: tariff.priceStars }),
-      `tf:buy:${tariff.code}:${termsHash(ctx.desk.terms.version)}`,
-    )
-  kb.row().text(ctx.t('btn-all-tariffs'), 'tf:list')
-  await show(ctx, tariffCard(t(ctx), ctx.desk, tariff, ctx.lang, new Date()), kb)
+  const zone = await clientZone(ctx.deps.db, ctx.desk, ctx.from.id)
+  const now = new Date()
+  await show(
+    ctx,
+    tariffCard(t(ctx), ctx.desk, tariff, ctx.lang, now, zone),
+    cardKeyboard(ctx, tariff, zone, now),
+  )
 })
 
 priv.callbackQuery(/^tf:slots:([a-z0-9_-]{1,32})$/, async (ctx) => {
@@ -117,47 +141,45 @@ priv.callbackQuery(/^tf:slots:([a-z0-9_-]{1,32})$/, async (ctx) => {
   )
 })
 
-priv.callbackQuery(/^tf:buy:([a-z0-9_-]{1,32}):([A-Za-z0-9_-]{8})(?::(\d{1,12}))?$/, async (ctx) => {
+priv.callbackQuery(/^tf:buy:([a-z0-9_-]{1,32}):([A-Za-z0-9_-]{8})(?::(\d{1,12}|now))?$/, async (ctx) => {
   const { deps, desk } = ctx
+  const start = ctx.match[3]
   const r = await createOrder(deps, desk, {
     from: ctx.from,
     lang: ctx.lang,
     tariffCode: ctx.match[1]!,
     terms: ctx.match[2]!,
-    ...(ctx.match[3] ? { slot: new Date(Number(ctx.match[3]) * 1000) } : {}),
+    ...(start === 'now' ? { startNow: true } : start ? { slot: new Date(Number(start) * 1000) } : {}),
     updateId: ctx.update.update_id,
   })
   if (!r.ok) {
     if (r.code === 'duplicate') return ctx.answerCallbackQuery()
     await ctx.answerCallbackQuery({ text: ctx.t(`order-refused-${r.code}`), show_alert: true })
-    // The client sees what is current: the list for a removed tariff, the card (new terms) otherwise.
+    // The client sees what is current: the list for a removed tariff, the card (new terms, the desk's hours now)
+    // otherwise.
     const tariff = findTariff(desk, ctx.match[1]!)
     if (!tariff) return showTariffs(ctx)
-    const kb = new InlineKeyboard()
-    if (tariff.startMode === 'scheduled') kb.text(ctx.t('btn-pick-slot'), `tf:slots:${tariff.code}`)
-    else
-      kb.text(
-        ctx.t('btn-accept-pay', { price: tariff.priceStars }),
-        `tf:buy:${tariff.code}:${termsHash(desk.terms.version)}`,
-      )
-    kb.row().text(ctx.t('btn-all-tariffs'), 'tf:list')
-    return ctx.reply(tariffCard(t(ctx), desk, tariff, ctx.lang, new Date()), { reply_markup: kb })
+    const zone = await clientZone(deps.db, desk, ctx.from.id)
+    const now = new Date()
+    return ctx.reply(tariffCard(t(ctx), desk, tariff, ctx.lang, now, zone), {
+      reply_markup: cardKeyboard(ctx, tariff, zone, now),
+    })
   }
   await ctx.answerCallbackQuery()
   const order = r.order
   const zone = await clientZone(deps.db, desk, ctx.from.id)
-  const warning = r.closedUntil
-    ? closedWarning(t(ctx), desk, r.tariff, ctx.lang, new Date(), zone)
-    : undefined
-  if (warning) await ctx.reply(warning)
-  if (order.slot_start)
+  // Outside hours the client chose: start now (the answer clock waits for the opening) or at the opening.
+  if (r.closedUntil) await ctx.reply(closedWarning(t(ctx), r.tariff, ctx.lang, r.closedUntil, zone))
+  if (order.start_mode === 'immediate' && order.slot_start)
+    await ctx.reply(openingStartText(t(ctx), order, ctx.lang, zone))
+  if (order.start_mode === 'scheduled' && order.slot_start)
     await ctx.reply(
       ctx.t('order-slot-chosen', {
         at: formatInstant(order.slot_start, zone, ctx.lang),
         hold: desk.holdMinutes,
       }),
     )
-  const { title, description } = invoiceTexts(t(ctx), order, ctx.lang)
+  const { title, description } = invoiceTexts(t(ctx), order, ctx.lang, zone)
   // Stars: currency XTR, exactly one price item, no provider token; the payload is the order id and nothing else.
   const invoice = await ctx.replyWithInvoice(title, description, orderPayload(order.id), XTR, [
     { label: title, amount: order.price_stars },

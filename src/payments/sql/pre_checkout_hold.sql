@@ -18,7 +18,8 @@
 --
 -- The caller passes what lives in config and app code: the desk's tariffs with their capacities, and the desk-local
 -- day it believes it is (ISO date, start, end). What the full path handles is returned as `retry` with nothing
--- changed: the database clock outside that day (midnight, clock skew), a move the transition table refuses. The
+-- changed: the database clock outside that day (midnight, clock skew), an immediate start the client chose at the
+-- desk's opening (its place is of the opening's day), a move the transition table refuses. The
 -- ledger's refusals roll the whole statement back, as they roll back the full path's transaction, by raising:
 --   PC001  the capacity account does not exist yet or holds less than configured: open it (full path) and retry;
 --   PC002  no place left (DETAIL: the configured capacity when the account is full, else empty).
@@ -60,7 +61,8 @@ begin
         hold_expires_at = v_now + make_interval(secs => p_hold_seconds),
         capacity_key = 'day:' || t.tariff_code || ':' || p_day_iso, updated_at = now()
       where t.id = p_order and t.bot_id = p_bot and t.user_id = p_user and t.price_stars = p_amount
-        and t.state = 'created' and t.hold_request_id is null and t.start_mode = 'immediate' and t.kind = 'consultation'
+        and t.state = 'created' and t.hold_request_id is null and t.start_mode = 'immediate' and t.slot_start is null
+        and t.kind = 'consultation'
         and t.tariff_code = any(p_tariffs) and t.created_at >= v_now - make_interval(hours => p_ttl_hours)
         and not exists (select 1 from client c
                         where c.bot_id = p_bot and c.user_id = p_user and c.banned_at is not null)
@@ -125,7 +127,8 @@ begin
         o_capacity := coalesce(p_slot[v_i], 0);
       end if;
     elsif o.start_mode <> 'on_request' then
-      if not (p_day_start <= v_now and v_now < p_day_end) then
+      -- An immediate start chosen at the desk's opening takes a place of the opening's day: the full path decides.
+      if o.slot_start is not null or not (p_day_start <= v_now and v_now < p_day_end) then
         o_outcome := 'retry';
         return;
       end if;

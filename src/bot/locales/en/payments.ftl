@@ -23,7 +23,11 @@ tariff-card-terms = Terms (version {$version}), accepted by paying:
 start-mode-immediate = at payment.
 start-mode-scheduled = at the start time you choose before paying.
 start-mode-on-request = when you press “Start” after payment (within {$days} days, while the desk is open).
-warn-desk-closed = ⚠️ The desk is closed now. If you pay now, your {$window} window starts at once, but the answer clock only runs from {$opens}. You may prefer to buy during working hours.
+warn-desk-closed = ⚠️ The desk is closed now. Your {$window} window starts at once, with your payment, but the answer clock only runs from {$opens}.
+warn-desk-closed-choice = ⚠️ The desk is closed now: the answer clock only runs from {$opens}. Choose below: start your {$window} window now, with your payment, or when the desk opens (the whole window then counts from the opening).
+btn-pay-start-now = ▶️ Accept the terms, pay {$price} ⭐ and start now
+btn-pay-start-at-opening = ⏳ Accept, pay {$price} ⭐, start when the desk opens ({$at})
+order-start-at-opening = Your {$window} window starts when the desk opens, {$at}, and runs until {$end}. Until then nothing of it is used.
 btn-accept-pay = ✅ Accept the terms and pay {$price} ⭐
 btn-pick-slot = 🗓 Choose a start time
 btn-all-tariffs = « All tariffs
@@ -43,6 +47,10 @@ invoice-description-on_request = Consultation: { $appeals ->
         [one] {$appeals} question
        *[other] {$appeals} questions
     }, {$window} window from when you press Start. Terms {$terms}.
+invoice-description-at-opening = Consultation: { $appeals ->
+        [one] {$appeals} question
+       *[other] {$appeals} questions
+    }, {$window} window from the desk's opening, {$at}. Terms {$terms}.
 
 order-refused-tariff-unknown = This tariff is no longer sold; nothing was charged.
 order-refused-terms-changed = The terms have changed since this message. Please read the current terms below before paying.
@@ -51,6 +59,8 @@ order-refused-slot-unknown = This start time is not offered any more. Please cho
 order-refused-slot-started = This start time has already begun. Please choose a later one.
 order-refused-banned = Purchases are not available for this account. If you think this is a mistake, write to /paysupport.
 order-refused-slot-full = This start time has just been taken. Please choose another one.
+order-refused-choose-start = The desk is closed now. Please choose when your window starts: now, or when the desk opens.
+order-refused-opening-changed = The desk's opening time has changed since this message (or the desk is open now). Please choose again below.
 
 precheckout-order-unknown = We cannot find this order. Please choose the tariff again with /tariffs.
 precheckout-order-foreign = This invoice was issued to another account. Please open /tariffs and buy with your own.
@@ -73,6 +83,9 @@ consultation-activated-closed = ⏳ The desk is closed now: the expert's answers
 pay-confirm-on-request =
     ✅ Payment received: {$amount} ⭐ for “{$title}”.
     Your {$window} window starts when you press “Start” (while the desk is open, until {$startBy}). Prepare your task and press Start when you are ready.
+pay-confirm-at-opening =
+    ✅ Payment received: {$amount} ⭐ for “{$title}”.
+    Your window starts when the desk opens: {$start} — {$end}. We will write when it opens; you can send your questions from then on.
 pay-confirm-scheduled =
     ✅ Payment received: {$amount} ⭐ for “{$title}”.
     Your window: {$start} — {$end}. We will write when it opens; from then on send your questions here.
