@@ -47,8 +47,8 @@ describe('sweeper', () => {
       .set({ created_at: sql<Date>`now() - interval '25 hours'` })
       .where('id', '=', o.orderId)
       .execute()
-    const r = await sweepOrders(w.deps)
-    expect(r.cancelled).toBeGreaterThanOrEqual(1)
+    // The sweeper's own schedule (every minute) may get there first: whoever sweeps, the order ends cancelled.
+    await sweepOrders(w.deps)
     expect((await orderState(w.deps, o.orderId)).order).toMatchObject({
       state: 'cancelled',
       cancel_reason: 'unpaid',
