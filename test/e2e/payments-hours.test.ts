@@ -1,7 +1,7 @@
-import { DateTime } from 'luxon'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
   buy,
+  openTwelveHoursAhead,
   orderState,
   type PayWorld,
   pay,
@@ -16,15 +16,11 @@ import {
  */
 
 // One minute a week, 12 hours away from now in the desk's zone: closed whenever the test runs.
-const opening = DateTime.now().setZone('Europe/Moscow').plus({ hours: 12 }).startOf('minute')
-const day = (['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'] as const)[opening.weekday - 1]!
-const interval = `${opening.toFormat('HH:mm')}-${opening.plus({ minutes: 1 }).toFormat('HH:mm')}`
+const { opening, interval, configure } = openTwelveHoursAhead(1, 'minute')
 
 let w: PayWorld
 beforeAll(async () => {
-  w = await startPayWorld((c) => {
-    c.desks[0]!.schedule.weekly = { [day]: [interval] }
-  })
+  w = await startPayWorld(configure)
 })
 afterAll(() => w?.stop())
 

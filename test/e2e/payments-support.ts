@@ -1,5 +1,6 @@
 import type { User } from 'grammy/types'
 import { sql } from 'kysely'
+import { DateTime } from 'luxon'
 import { expect } from 'vitest'
 import type { LoadedConfig } from '../../src/config/load'
 import type { TariffConfig } from '../../src/config/schema'
@@ -37,6 +38,20 @@ export function tariff(init: Partial<TariffConfig> & Pick<TariffConfig, 'code'>)
     changeCutoffHours: 24,
     ...init,
   }
+}
+
+/**
+ * A desk closed whenever the test runs: open `minutes` once a week, from about 12 hours after now in the desk's zone
+ * (Europe/Moscow; the opening rounded down to the `unit`). Pass `configure` to startPayWorld.
+ */
+export function openTwelveHoursAhead(minutes: number, unit: 'hour' | 'minute') {
+  const opening = DateTime.now().setZone('Europe/Moscow').plus({ hours: 12 }).startOf(unit)
+  const day = (['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'] as const)[opening.weekday - 1]!
+  const interval = `${opening.toFormat('HH:mm')}-${opening.plus({ minutes }).toFormat('HH:mm')}`
+  const configure = (c: LoadedConfig) => {
+    c.desks[0]!.schedule.weekly = { [day]: [interval] }
+  }
+  return { opening, interval, configure }
 }
 
 /**

@@ -1,4 +1,3 @@
-import { DateTime } from 'luxon'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { runScheduledStart } from '../../src/consultations/start.service'
 import { termsHash } from '../../src/orders/orders.service'
@@ -8,6 +7,7 @@ import { inboxDrained } from '../support/fixtures'
 import {
   buy,
   jobsIn,
+  openTwelveHoursAhead,
   orderState,
   type PayWorld,
   pay,
@@ -25,16 +25,12 @@ import {
 
 const HOUR = 3_600_000
 const ZONE = 'Europe/Moscow'
-const opening = DateTime.now().setZone(ZONE).plus({ hours: 12 }).startOf('hour')
+const { opening, configure } = openTwelveHoursAhead(30, 'hour')
 const OPENING = opening.toJSDate()
-const day = (['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'] as const)[opening.weekday - 1]!
-const interval = `${opening.toFormat('HH:mm')}-${opening.plus({ minutes: 30 }).toFormat('HH:mm')}`
 
 let w: PayWorld
 beforeAll(async () => {
-  w = await startPayWorld((c) => {
-    c.desks[0]!.schedule.weekly = { [day]: [interval] }
-  })
+  w = await startPayWorld(configure)
 })
 afterAll(() => w?.stop())
 

@@ -147,29 +147,13 @@ describe('subscriptions: lifecycle', () => {
         accessUntil: closed.access_until!.toISOString(),
       }),
     ).toBe('closed')
-    const states = async () => ({
-      order: (
-        await w.deps.db
-          .selectFrom('orders')
-          .select('state')
-          .where('id', '=', sub.order_id)
-          .executeTakeFirstOrThrow()
-      ).state,
-      consultation: (
-        await w.deps.db
-          .selectFrom('consultation')
-          .select('state')
-          .where('id', '=', sub.consultation_id)
-          .executeTakeFirstOrThrow()
-      ).state,
-      subscription: (
-        await w.deps.db
-          .selectFrom('subscription')
-          .select('state')
-          .where('id', '=', sub.id)
-          .executeTakeFirstOrThrow()
-      ).state,
-    })
+    const states = async () =>
+      (
+        await sql<{ order: string; consultation: string; subscription: string }>`
+          select o.state as "order", c.state as consultation, s.state as subscription
+            from subscription s join orders o on o.id = s.order_id join consultation c on c.id = s.consultation_id
+            where s.id = ${sub.id}`.execute(w.deps.db)
+      ).rows[0]!
     expect(await states()).toEqual({ order: 'closed', consultation: 'closed', subscription: 'lapsed' })
 
     await renewThroughTelegram(w, client, {
