@@ -38,6 +38,16 @@ import {
 /** Subscriptions after the purchase: cancel/resume, lapse, upgrade under racing reserves, downgrade, features. */
 
 const DAY = 86_400_000
+
+/** The lifecycle's window-close job for the consultation's current access_until, run now (after a lapse). */
+async function closeWindowNow(w: DeskWorld, consultationId: number) {
+  const c = await w.deps.db
+    .selectFrom('consultation')
+    .select('access_until')
+    .where('id', '=', consultationId)
+    .executeTakeFirstOrThrow()
+  return runWindowClose(w.deps, { consultationId, accessUntil: c.access_until!.toISOString() })
+}
 let updateIds = 8_000_000
 
 describe('subscriptions: lifecycle', () => {
@@ -105,14 +115,7 @@ describe('subscriptions: lifecycle', () => {
     )
     expect(await runLapse(w.deps, { subscriptionId: sub.id, periodEnd })).toBe('lapsed')
     expect(await runLapse(w.deps, { subscriptionId: sub.id, periodEnd })).toBe('not-active')
-    const c = await w.deps.db
-      .selectFrom('consultation')
-      .selectAll()
-      .where('id', '=', sub.consultation_id)
-      .executeTakeFirstOrThrow()
-    expect(
-      await runWindowClose(w.deps, { consultationId: c.id, accessUntil: c.access_until!.toISOString() }),
-    ).toBe('closed')
+    expect(await closeWindowNow(w, sub.consultation_id)).toBe('closed')
     const endText = formatDate(shifted!.period_end, 'Europe/Moscow', 'ru')
     await w.tg.waitForSent(client.id, new RegExp(`закончился ${endText}: продление не поступило`))
 
@@ -136,17 +139,7 @@ describe('subscriptions: lifecycle', () => {
     expect(
       await runLapse(w.deps, { subscriptionId: sub.id, periodEnd: shifted!.period_end.toISOString() }),
     ).toBe('lapsed')
-    const closed = await w.deps.db
-      .selectFrom('consultation')
-      .selectAll()
-      .where('id', '=', sub.consultation_id)
-      .executeTakeFirstOrThrow()
-    expect(
-      await runWindowClose(w.deps, {
-        consultationId: closed.id,
-        accessUntil: closed.access_until!.toISOString(),
-      }),
-    ).toBe('closed')
+    expect(await closeWindowNow(w, sub.consultation_id)).toBe('closed')
     const states = async () =>
       (
         await sql<{ order: string; consultation: string; subscription: string }>`
