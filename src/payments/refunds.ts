@@ -20,6 +20,7 @@ import {
   lockPayment,
   markRefunded,
   type Payment,
+  REFUND_CLAIM_STALE_SECONDS,
   refundQueue,
 } from '../orders/orders.repository'
 import { accountForOrder } from '../orders/orders.service'
@@ -41,9 +42,8 @@ import { notify } from '../telegram/notify'
  */
 export const REFUND_POLICY: RefundPolicy = 'deliver'
 
-/** A claim older than this is a crashed attempt: the next press may call Telegram again (which is safe: a refund
- * that did succeed answers CHARGE_ALREADY_REFUNDED, taken as success). */
-export const REFUND_CLAIM_STALE_SECONDS = 60
+/** A claim older than this is a crashed attempt (src/orders/orders.repository.ts, where the start job reads it too). */
+export { REFUND_CLAIM_STALE_SECONDS }
 
 export type RefundOutcome =
   | { status: 'refunded'; payment: Payment; alreadyAtTelegram: boolean }
@@ -77,7 +77,20 @@ export async function refundPayment(
       ? { status: 'already-refunded', payment: now }
       : { status: 'in-progress', payment: now }
   }
-  const p = claimed
+  return refundClaimed(deps, desk, claimed, actor)
+}
+
+/**
+ * The rest of a refund once its payment is claimed (claimRefund committed): refundStarPayment outside any
+ * transaction, then applyRefund in one. For a caller that claims under its own lock and checks (a client's cancel
+ * before the start, src/payments/change-start.ts).
+ */
+export async function refundClaimed(
+  deps: Deps,
+  desk: DeskRuntime,
+  p: Payment,
+  actor: { id: number; source: Extract<RefundSource, 'admin' | 'dispute' | 'client'>; disputeId?: number },
+): Promise<RefundOutcome> {
   let alreadyAtTelegram = false
   try {
     await deps.api(desk.botId).refundStarPayment(p.user_id, p.telegram_payment_charge_id)

@@ -178,6 +178,7 @@ change-cancel-in-progress = The refund is already under way.
 change-refused-unknown = This order cannot be changed from this account.
 change-refused-not-waiting = This order is not a scheduled start waiting to begin, so it cannot be moved or cancelled here.
 change-refused-too-late = Moving or cancelling was possible until {$deadline}; the start is too close now. For a problem write to /paysupport.
+change-refused-started = This consultation has already started, so it can no longer be moved or cancelled (that was possible until {$deadline}). For a problem write to /paysupport.
 change-refused-slot-gone = This start is not offered any more. Please choose another one.
 change-refused-slot-full = This start has just been taken. Please choose another one.
 
