@@ -28,6 +28,7 @@ import type { RefundPolicy, RefundSource } from '../orders/orders.tables'
 import { applyPlanRefund } from '../orders/plan-refund'
 import { placeFreed } from '../orders/waitlist'
 import { notify } from '../telegram/notify'
+import { applyTopUpRefund } from './topup-refund'
 
 /**
  * Refunds. Telegram refunds a Stars payment in full with refundStarPayment; deleting a row refunds nothing. Two
@@ -171,10 +172,16 @@ export async function applyRefund(
       await placeFreed(trx, outbox, desk, account.key)
     }
   }
+  // A top-up's payment (src/payments/topup-refund.ts): what it added, as far as unused, is taken back.
+  const topUp =
+    order && p.kind === 'payment' && order.kind === 'topup'
+      ? await applyTopUpRefund(trx, outbox, desk, order, p)
+      : null
   // A support plan's payment (src/orders/plan-refund.ts): the plan's own refund policy.
-  const plan = order && p.kind === 'payment' ? await applyPlanRefund(trx, outbox, desk, order, p) : null
+  const plan =
+    order && !topUp && p.kind === 'payment' ? await applyPlanRefund(trx, outbox, desk, order, p) : null
   if (plan) released += plan.released
-  else if (order && p.kind === 'payment' && canTransition(order.state, 'refunded')) {
+  else if (order && !topUp && p.kind === 'payment' && canTransition(order.state, 'refunded')) {
     await moveOrder(trx, order, 'refunded')
     const c = await trx
       .selectFrom('consultation')
@@ -229,9 +236,20 @@ export async function applyRefund(
       amount: p.total_amount,
       kind: p.kind,
       orderId: p.order_id,
-      consultationId: consultationId ?? null,
+      consultationId: consultationId ?? topUp?.consultationId ?? null,
       policy: plan ? plan.policy : consultationId ? policy : null,
-      voided: plan?.voided ?? 0,
+      voided: plan?.voided ?? topUp?.voided ?? 0,
+      ...(topUp
+        ? {
+            topUp: {
+              consultationId: topUp.consultationId,
+              kind: topUp.kind,
+              bought: topUp.bought,
+              minutesTaken: topUp.minutesTaken,
+              accessUntil: topUp.accessUntil?.toISOString() ?? null,
+            },
+          }
+        : {}),
       releasedHolds: released,
       disputes: disputes.map((d) => d.id),
     },
@@ -241,12 +259,14 @@ export async function applyRefund(
     botId: desk.botId,
     chatId: p.user_id,
     lang,
-    key: plan
-      ? `refund-done-plan-${plan.policy}`
-      : consultationId
-        ? `refund-done-consultation-${policy}`
-        : 'refund-done',
-    params: { amount: p.total_amount, title: order?.title ?? '—' },
+    key: topUp
+      ? topUp.notice.key
+      : plan
+        ? `refund-done-plan-${plan.policy}`
+        : consultationId
+          ? `refund-done-consultation-${policy}`
+          : 'refund-done',
+    params: topUp ? topUp.notice.params : { amount: p.total_amount, title: order?.title ?? '—' },
     dedupeKey: `payment:${p.id}:refunded`,
   })
   // A refund made elsewhere is news to the staff; an admin's own refund is answered to that admin where they
