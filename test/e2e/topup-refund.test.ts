@@ -1,7 +1,9 @@
 import type { User } from 'grammy/types'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { PaymentDto, RefundResultDto } from '../../src/dashboard/dashboard.model'
 import { refundWithTopUps } from '../../src/payments/refund-with-topups'
 import { refundPayment } from '../../src/payments/refunds'
+import { signInitData } from '../support/dashboard'
 import {
   ADMIN_ID,
   appeals,
@@ -37,6 +39,7 @@ beforeAll(async () => {
     // Webhook mode: a push returns once the update is stored, so pay() can wait for the inbox to drain.
     mode: 'webhook',
     configure: (c) => {
+      c.dashboard.publicUrl = 'https://desk.example.com'
       c.desks[0]!.staff.admins.push(SECOND_ADMIN)
       c.desks[0]!.tariffs.push(
         tariff({
@@ -65,6 +68,22 @@ function refundsAtStar(charge: string): number[] {
     .starTransactionsOf(TEST_BOT_ID)
     .filter((t) => t.id === charge && t.receiver)
     .map((t) => t.amount)
+}
+
+/** The dashboard's API as an admin's page calls it (signed launch data). */
+async function dashboard(path: string, body?: unknown, who = ADMIN_ID) {
+  const initData = signInitData(`${TEST_BOT_ID}:${'T'.repeat(35)}`, {
+    user: { id: who, language_code: 'en' },
+  })
+  const res = await fetch(`http://127.0.0.1:${w.t.app.httpPort}/dashboard/test/api/${path}`, {
+    method: body === undefined ? 'GET' : 'POST',
+    headers: {
+      authorization: `tma ${initData}`,
+      ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+    },
+    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+  })
+  return { status: res.status, json: (await res.json()) as any }
 }
 
 const appealsAccount = (consultationId: number) =>
@@ -345,13 +364,10 @@ describe("refunding a consultation with its top-ups (the admin's choice)", () =>
         w.tg.push(TEST_BOT_ID, w.tg.callback(w.admin, data)),
         w.tg.push(TEST_BOT_ID, w.tg.callback(w.admin, data)),
         w.tg.push(TEST_BOT_ID, w.tg.callback(admin2, data)),
-        refundWithTopUps(
-          w.deps,
-          w.t.desk,
-          main.id,
-          { ids: [q.payment.id, h.payment.id] },
-          { id: SECOND_ADMIN, source: 'admin' },
-        ),
+        dashboard(`payments/${main.id}/refund`, {
+          confirmCharge: charge,
+          topUps: [q.payment.id, h.payment.id],
+        }).then((r) => expect(r.status).toBe(200)),
         ...echoes,
       ])
       await inboxDrained(w.deps.db)
@@ -368,5 +384,51 @@ describe("refunding a consultation with its top-ups (the admin's choice)", () =>
         .execute()
       expect(voids).toHaveLength(1)
     }
+  })
+})
+
+describe("the dashboard's refund of a consultation with its top-ups", () => {
+  it('lists the top-ups with the payment, refunds them with it when asked, each once at the Star', async () => {
+    const { consultationId, main, charge, q, h } = await withTwoTopUps()
+    const list = (await dashboard('payments')).json as PaymentDto[]
+    const row = list.find((p) => p.id === main.id)!
+    expect(row.topUps.map((t) => [t.paymentId, t.amount, t.questions, t.hours])).toEqual([
+      [q.payment.id, 50, 2, 0],
+      [h.payment.id, 30, 0, 3],
+    ])
+    expect(list.find((p) => p.id === q.payment.id)).toMatchObject({
+      orderKind: 'topup',
+      consultationId,
+      topUp: { questions: 2, hours: 0 },
+      topUps: [],
+    })
+
+    // A top-up that is not this consultation's: refused, nothing refunded.
+    const other = await withTwoTopUps()
+    const wrong = await dashboard(`payments/${main.id}/refund`, {
+      confirmCharge: charge,
+      topUps: [q.payment.id, other.h.payment.id],
+    })
+    expect(wrong.status).toBe(409)
+    for (const c of [charge, q.charge, other.h.charge]) expect(refundsAtStar(c)).toEqual([])
+
+    const ok = await dashboard(`payments/${main.id}/refund`, {
+      confirmCharge: charge,
+      topUps: [q.payment.id, h.payment.id],
+    })
+    expect(ok.status).toBe(200)
+    const r = ok.json as RefundResultDto
+    expect(r.status).toBe('refunded')
+    expect(r.topUps).toEqual([
+      { paymentId: q.payment.id, status: 'refunded' },
+      { paymentId: h.payment.id, status: 'refunded' },
+    ])
+    expect(r.payment.topUps).toEqual([])
+    for (const [c, amount] of [
+      [charge, 100],
+      [q.charge, 50],
+      [h.charge, 30],
+    ] as const)
+      expect(refundsAtStar(c)).toEqual([amount])
   })
 })
