@@ -115,7 +115,13 @@ async function topUp(client: User, consultationId: number, index: number) {
   const since = w.tg.mark()
   await w.tg.push(TEST_BOT_ID, w.tg.callback(client, `tu:${consultationId}:${index}`))
   const call = await w.tg.waitFor('sendInvoice', { chat_id: client.id }, { since })
-  const inv = call.payload as { payload: string; prices: { amount: number }[] }
+  const inv = call.payload as { payload: string; prices: { amount: number }[]; description: string }
+  // The rule is stated before paying, on the invoice.
+  expect(inv.description).toMatch(
+    index === 0
+      ? /If it is refunded, its questions not used yet are void\./
+      : /If it is refunded, its hours not passed yet come off the end of the window\./,
+  )
   const o = { payload: inv.payload, amount: inv.prices[0]!.amount }
   expect((await preCheckout(w, client, o)).ok).toBe(true)
   const { charge } = await pay(w, client, o)
@@ -182,6 +188,15 @@ describe('a refunded top-up of questions', () => {
     expect(refused.text).toContain('You can top up this consultation')
     expect(refused.text).toContain('a refunded top-up takes back what it added')
     expect(await auditCount(w.deps, 'payment.refunded', t.payment.id)).toBe(1)
+  })
+
+  it('the rule is in the terms of a tariff that sells top-ups', async () => {
+    const client = w.tg.user({ language_code: 'en' })
+    await w.tg.push(TEST_BOT_ID, w.tg.command(client, '/terms'))
+    const terms = await w.tg.waitForSent(client.id, /Refunds and late answers, by tariff/)
+    expect(terms.text).toMatch(
+      /Tariff tq: .*Top-ups: more questions or hours can be bought inside the consultation; a refunded top-up takes back what it added and you have not used yet/,
+    )
   })
 
   it('not used at all: all of it is void', async () => {

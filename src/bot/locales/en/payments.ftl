@@ -19,6 +19,7 @@ tariff-card-refund-stop = Refunds: if a payment is refunded, the consultation en
 tariff-card-late-none = A late answer: no compensation; the expert answers as soon as possible.
 tariff-card-late-extend = A late answer: your window is extended by {$hours} h.
 tariff-card-late-extra = A late answer: you get one extra question.
+tariff-card-topups = Top-ups: more questions or hours can be bought inside the consultation; a refunded top-up takes back what it added and you have not used yet (questions not asked, hours not passed).
 tariff-card-terms = Terms (version {$version}), accepted by paying:
 start-mode-immediate = at payment.
 start-mode-scheduled = at the start time you choose before paying.
