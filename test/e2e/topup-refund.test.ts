@@ -29,6 +29,8 @@ import { auditCount, buy, jobsIn, orderState, pay, preCheckout, tariff } from '.
  *
  * "At the Star": every charge is registered as an incoming Stars transaction in the stand-in, whose
  * refundStarPayment then records the outgoing refund with the amount paid (and refuses a charge it does not know).
+ * A little over the house's ~400 lines on purpose: every case builds on the same paid consultation with its top-ups
+ * and reads the same Star, and a second file would start a second app.
  */
 
 const SECOND_ADMIN = 900004
