@@ -1,10 +1,12 @@
 import { audit } from '../audit/audit'
 import { clientZone } from '../clients/clients.service'
 import type { DeskRuntime } from '../config/load'
+import type { Trx } from '../db/database'
 import type { Deps } from '../deps'
 import { dayAccount, takeCapacity } from '../orders/capacity'
 import { lockOrder } from '../orders/order-state'
-import { dbNow, findConsultationByOrder, updateOrder } from '../orders/orders.repository'
+import { scheduledStartQueue } from '../orders/orders.jobs'
+import { dbNow, findConsultationByOrder, refundInFlight, updateOrder } from '../orders/orders.repository'
 import { accountForOrder, nextFreeStarts, scheduleStart } from '../orders/orders.service'
 import { notify } from '../telegram/notify'
 import { isOpen, nextOpening } from '../time/business-time'
@@ -150,31 +152,46 @@ export async function agreeStart(
   })
 }
 
-/** The scheduled-start job: activates at the agreed instant (idempotent; a refunded consultation stays revoked). */
+/** While a refund of the order is in flight, the start job looks again after this many seconds. */
+export const START_WAITS_FOR_REFUND_SECONDS = 5
+
+/**
+ * The scheduled-start job: activates at the agreed instant (idempotent; a refunded consultation stays revoked).
+ * Under the order's lock (the lock a client's cancel claims its refund under, src/payments/change-start.ts): while
+ * a refund of the order's payment is in flight it activates nothing and looks again in a few seconds (a copy of
+ * itself, same start), so a cancel just before the start either refunds a consultation that never started or, if
+ * the refund fails, the start goes ahead late with its window from the agreed start. A claim older than the
+ * refund's stale limit is a crashed attempt and does not hold the start back.
+ */
 export async function runScheduledStart(
   deps: Deps,
   data: { consultationId: number; startsAt: string },
-): Promise<void> {
-  await deps.jobs.transaction(deps.db, async (trx, outbox) => {
+): Promise<'activated' | 'waits-for-refund' | 'nothing'> {
+  return deps.jobs.transaction(deps.db, async (trx, outbox) => {
     // A start the client moved (src/payments/change-start.ts), or agreed anew after a late payment, leaves its old job
     // behind: it starts nothing.
-    const o = await trx
-      .selectFrom('consultation as c')
-      .innerJoin('orders as o', 'o.id', 'c.order_id')
-      .select(['o.start_mode', 'o.slot_start'])
-      .where('c.id', '=', data.consultationId)
-      .executeTakeFirst()
-    if (
-      o?.start_mode !== 'on_request' &&
-      o?.slot_start &&
-      o.slot_start.getTime() !== Date.parse(data.startsAt)
-    )
-      return
-    await activateConsultation(trx, outbox, deps, {
+    const head = await findConsultationByOrderOf(trx, data.consultationId)
+    if (!head) return 'nothing'
+    const o = await lockOrder(trx, head.order_id)
+    if (!o) return 'nothing'
+    if (o.start_mode !== 'on_request' && o.slot_start && o.slot_start.getTime() !== Date.parse(data.startsAt))
+      return 'nothing'
+    if (await refundInFlight(trx, o.id)) {
+      await outbox.send(scheduledStartQueue, data, {
+        startAfter: new Date((await dbNow(trx)).getTime() + START_WAITS_FOR_REFUND_SECONDS * 1000),
+      })
+      return 'waits-for-refund'
+    }
+    const r = await activateConsultation(trx, outbox, deps, {
       consultationId: data.consultationId,
       startsAt: new Date(data.startsAt),
       actorId: null,
       reason: 'scheduled',
     })
+    return r.status === 'activated' ? 'activated' : 'nothing'
   })
+}
+
+function findConsultationByOrderOf(trx: Trx, consultationId: number) {
+  return trx.selectFrom('consultation').select('order_id').where('id', '=', consultationId).executeTakeFirst()
 }

@@ -26,7 +26,17 @@ function inZone<T>(db: Db, zone: string, f: (trx: Trx) => Promise<T>): Promise<T
 const at = (column: string) => sql`to_char(${sql.ref(column)}, 'YYYY-MM-DD"T"HH24:MI:SSTZH:TZM')`
 
 export interface PaymentExportRow
-  extends Omit<PaymentRow, 'createdAt' | 'refundedAt' | 'title' | 'refundStartedAt' | 'refundError'> {
+  extends Omit<
+    PaymentRow,
+    | 'createdAt'
+    | 'refundedAt'
+    | 'title'
+    | 'refundStartedAt'
+    | 'refundError'
+    | 'orderKind'
+    | 'topupQuestions'
+    | 'topupHours'
+  > {
   paidAt: Iso
   refundedAt: Iso | null
 }

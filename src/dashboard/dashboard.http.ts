@@ -25,7 +25,7 @@ import { verifyExport } from './export-token'
  *   GET  /                       the page (static, no data)          GET /app.js, /app.css   the bundle
  *   GET  api/me                  who is looking, the desk            GET api/overview?days=7|30|90
  *   GET  api/consultations?state&tariff&expert&from&to&q&before      GET api/consultations/<id>
- *   GET  api/payments?status&from&to&before                          POST api/payments/<id>/refund {confirmCharge}
+ *   GET  api/payments?status&from&to&before                          POST api/payments/<id>/refund {confirmCharge, topUps?}
  *   POST api/export {kind, days | from, to}  -> a signed link         GET  export/<kind>.csv?t=<token>
  *
  * Every api/ request carries `Authorization: tma <initData>`; anything that does not pass (src/dashboard/access.ts)
@@ -102,7 +102,11 @@ const paymentQuery = z.object({
   to: isoDate.optional(),
   before: id.optional(),
 })
-const refundBody = z.object({ confirmCharge: z.string().min(1).max(256) })
+const refundBody = z.object({
+  confirmCharge: z.string().min(1).max(256),
+  /** Top-up payments to refund with it (those the page listed). */
+  topUps: z.array(id).max(50).optional(),
+})
 const exportBody = z.union([
   z.object({
     kind: z.enum(EXPORT_KINDS as [ExportKind, ...ExportKind[]]),
@@ -148,8 +152,10 @@ export function dashboardRoutes(deps: Deps): ExtraRoute {
     {
       method: 'POST',
       path: /^payments\/(\d{1,15})\/refund$/,
-      run: async (v, m, _url, req) =>
-        refund(deps, v, Number(m[1]), refundBody.parse(await readJson(req)).confirmCharge),
+      run: async (v, m, _url, req) => {
+        const b = refundBody.parse(await readJson(req))
+        return refund(deps, v, Number(m[1]), b.confirmCharge, b.topUps)
+      },
     },
     {
       method: 'POST',

@@ -142,6 +142,20 @@ export interface PaymentDto {
   refundSource: string | null
   refundInProgress: boolean
   refundError: string | null
+  /** What the order bought ('consultation', 'topup', ...); null for an unmatched payment. */
+  orderKind: string | null
+  /** A top-up's payment: what it bought. */
+  topUp: { questions: number; hours: number } | null
+  /** A consultation's own payment: its paid top-ups not refunded yet (offered with its refund). */
+  topUps: TopUpDto[]
+}
+
+export interface TopUpDto {
+  paymentId: number
+  amount: number
+  charge: string
+  questions: number
+  hours: number
 }
 
 export interface AppealDto {
@@ -202,9 +216,13 @@ export interface ConsultationDetailDto {
   transcript: string
 }
 
-export type RefundResultDto =
+export type RefundResultDto = (
   | { status: 'refunded' | 'already-refunded' | 'in-progress'; payment: PaymentDto }
   | { status: 'failed'; payment: PaymentDto; description: string }
+) & {
+  /** The top-ups refunded with it, when asked for (each its own refund). */
+  topUps?: { paymentId: number; status: string; description?: string }[]
+}
 
 export type ExportKind = 'payments' | 'consultations' | 'questions'
 

@@ -210,16 +210,24 @@ export interface PaymentRow {
   refundSource: string | null
   refundStartedAt: Date | null
   refundError: string | null
+  /** What the order bought (consultation, topup, subscription, ...); null for an unmatched payment. */
+  orderKind: string | null
+  /** A top-up's: the questions or hours it bought (0 otherwise). */
+  topupQuestions: number
+  topupHours: number
 }
 
 const PAYMENT_COLUMNS = sql`p.id, p.created_at as "createdAt", p.user_id as "userId", cl.first_name as "firstName",
   cl.last_name as "lastName", cl.username, p.kind, p.total_amount as amount, p.currency, p.order_id as "orderId",
   c.id as "consultationId", o.tariff_code as "tariffCode", o.title, p.telegram_payment_charge_id as charge,
   p.refunded_at as "refundedAt", p.refunded_by as "refundedBy", p.refund_source as "refundSource",
-  p.refund_started_at as "refundStartedAt", p.refund_error as "refundError"`
+  p.refund_started_at as "refundStartedAt", p.refund_error as "refundError", o.kind as "orderKind",
+  coalesce(o.topup_questions, 0) as "topupQuestions", coalesce(o.topup_hours, 0) as "topupHours"`
+/** A payment with its order, the consultation it paid for (a top-up's: the consultation it topped up) and client. */
 export const PAYMENT_FROM = sql`payment p
   left join orders o on o.id = p.order_id
-  left join consultation c on c.order_id = p.order_id
+  left join consultation c on c.id = o.topup_consultation_id
+    or (o.topup_consultation_id is null and c.order_id = p.order_id)
   left join client cl on cl.bot_id = p.bot_id and cl.user_id = p.user_id`
 
 export interface PaymentFilter {

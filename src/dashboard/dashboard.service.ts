@@ -4,7 +4,9 @@ import { type DeskRuntime, pick } from '../config/load'
 import type { Deps } from '../deps'
 import { buildTranscript } from '../lifecycle/transcript'
 import type { ConsultationState } from '../orders/orders.tables'
-import { refundPayment } from '../payments/refunds'
+import { refundWithTopUps } from '../payments/refund-with-topups'
+import { type RefundOutcome, refundPayment } from '../payments/refunds'
+import { topUpsOf } from '../payments/topup-refund'
 import type { Viewer } from './access'
 import type {
   AppealDto,
@@ -14,6 +16,7 @@ import type {
   PaymentDto,
   RefundResultDto,
   TimelineEventDto,
+  TopUpDto,
 } from './dashboard.model'
 import {
   type AppealRow,
@@ -142,7 +145,33 @@ export async function consultations(
   }))
 }
 
-function paymentDto(p: PaymentRow): PaymentDto {
+/** The paid top-ups not refunded yet of the consultations these payments paid for (their own payments only). */
+async function openTopUps(deps: Deps, botId: number, rows: PaymentRow[]): Promise<Map<number, TopUpDto[]>> {
+  const ids = [
+    ...new Set(
+      rows
+        .filter((p) => p.kind === 'payment' && p.orderKind === 'consultation' && p.consultationId !== null)
+        .map((p) => p.consultationId!),
+    ),
+  ]
+  const out = new Map<number, TopUpDto[]>()
+  for (const t of await topUpsOf(deps.db, botId, ids)) {
+    if (t.refundedAt) continue
+    const list = out.get(t.consultationId) ?? []
+    list.push({
+      paymentId: t.paymentId,
+      amount: t.amount,
+      charge: t.charge,
+      questions: t.questions,
+      hours: t.hours,
+    })
+    out.set(t.consultationId, list)
+  }
+  return out
+}
+
+function paymentDto(p: PaymentRow, topUps?: Map<number, TopUpDto[]>): PaymentDto {
+  const own = p.kind === 'payment' && p.orderKind === 'consultation' && p.consultationId !== null
   return {
     id: p.id,
     createdAt: iso(p.createdAt),
@@ -160,6 +189,9 @@ function paymentDto(p: PaymentRow): PaymentDto {
     refundSource: p.refundSource,
     refundInProgress: p.refundedAt === null && p.refundStartedAt !== null,
     refundError: p.refundError,
+    orderKind: p.orderKind,
+    topUp: p.orderKind === 'topup' ? { questions: p.topupQuestions, hours: p.topupHours } : null,
+    topUps: own ? (topUps?.get(p.consultationId!) ?? []) : [],
   }
 }
 
@@ -199,6 +231,7 @@ export async function consultationDetail(
     buildTranscript(deps, desk, consultationId, viewer.lang),
   ])
 
+  const topUps = await openTopUps(deps, desk.botId, payments)
   const timeline: TimelineEventDto[] = [{ at: iso(card.createdAt), type: 'created' }]
   const at = (d: Date | null, type: 'window-start' | 'window-end' | 'closed' | 'revoked') => {
     if (d) timeline.push({ at: iso(d), type })
@@ -268,7 +301,7 @@ export async function consultationDetail(
       topicThreadId: card.topicThreadId,
     },
     appeals: appeals.map(appealDto),
-    payments: payments.map(paymentDto),
+    payments: payments.map((p) => paymentDto(p, topUps)),
     timeline,
     transcript,
   }
@@ -293,20 +326,25 @@ export async function payments(deps: Deps, viewer: Viewer, query: PaymentQuery):
     limit: PAGE,
     ...range,
   })
-  return rows.map(paymentDto)
+  const topUps = await openTopUps(deps, desk.botId, rows)
+  return rows.map((p) => paymentDto(p, topUps))
 }
 
 /**
  * A refund from the page: the bot's own refund (refundPayment: claim, refundStarPayment outside any transaction,
  * apply and audit `payment.refunded` with the admin as actor), so a second press, a press in the bot and a press
  * here at once still refund once. The page's confirmation step sends back the charge id it showed; a mismatch
- * (a stale page, a wrong row) refunds nothing. The request itself is audited as coming from the dashboard.
+ * (a stale page, a wrong row) refunds nothing. With `topUps` (the top-up payments the page listed with the
+ * consultation's payment and the admin chose to refund with it) each is refunded after it, once; one that is not a
+ * top-up of that consultation refunds nothing at all (409). The request itself is audited as coming from the
+ * dashboard.
  */
 export async function refund(
   deps: Deps,
   viewer: Viewer,
   paymentId: number,
   confirmCharge: string,
+  topUps: readonly number[] = [],
 ): Promise<RefundResultDto> {
   adminOnly(viewer)
   const { desk } = viewer
@@ -319,16 +357,36 @@ export async function refund(
     action: 'dashboard.refund_requested',
     subjectType: 'payment',
     subjectId: paymentId,
-    details: { charge: row.charge, amount: row.amount, alreadyRefunded: row.refundedAt !== null },
+    details: {
+      charge: row.charge,
+      amount: row.amount,
+      alreadyRefunded: row.refundedAt !== null,
+      ...(topUps.length ? { topUps } : {}),
+    },
   })
-  const r = await refundPayment(deps, desk, { paymentId }, { id: viewer.userId, source: 'admin' })
+  const actor = { id: viewer.userId, source: 'admin' as const }
+  let r: RefundOutcome
+  let withTopUps: RefundResultDto['topUps']
+  if (topUps.length > 0) {
+    const b = await refundWithTopUps(deps, desk, paymentId, { ids: topUps }, actor)
+    if (b.status === 'unknown-payment') throw new DashboardError(404, 'not-found')
+    if (b.status !== 'done') throw new DashboardError(409, 'confirmation-mismatch')
+    r = b.main
+    withTopUps = b.topUps.map((t) => ({
+      paymentId: t.topUp.paymentId,
+      status: t.outcome.status,
+      ...(t.outcome.status === 'failed' ? { description: t.outcome.description } : {}),
+    }))
+  } else r = await refundPayment(deps, desk, { paymentId }, actor)
   const after = (await findPaymentRow(deps.db, desk.botId, paymentId))!
+  const dto = paymentDto(after, await openTopUps(deps, desk.botId, [after]))
+  const extra = withTopUps ? { topUps: withTopUps } : {}
   switch (r.status) {
     case 'unknown-payment':
       throw new DashboardError(404, 'not-found')
     case 'failed':
-      return { status: 'failed', payment: paymentDto(after), description: r.description }
+      return { status: 'failed', payment: dto, description: r.description, ...extra }
     default:
-      return { status: r.status, payment: paymentDto(after) }
+      return { status: r.status, payment: dto, ...extra }
   }
 }

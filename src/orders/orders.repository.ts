@@ -176,6 +176,31 @@ export function primaryPayment(q: Q, orderId: number) {
     .executeTakeFirst()
 }
 
+/** A refund claim older than this is a crashed attempt: the next press may call Telegram again (which is safe: a
+ * refund that did succeed answers CHARGE_ALREADY_REFUNDED, taken as success). */
+export const REFUND_CLAIM_STALE_SECONDS = 60
+
+/**
+ * Is a refund call in flight for the order's payment (claimed, not refunded, the claim younger than `staleSeconds`)?
+ * The scheduled start reads it under the order's lock and waits for the refund's outcome instead of starting a
+ * consultation the client is cancelling (src/consultations/start.service.ts).
+ */
+export async function refundInFlight(
+  q: Q,
+  orderId: number,
+  staleSeconds = REFUND_CLAIM_STALE_SECONDS,
+): Promise<boolean> {
+  const r = await q
+    .selectFrom('payment')
+    .select('id')
+    .where('order_id', '=', orderId)
+    .where('kind', '=', 'payment')
+    .where('refunded_at', 'is', null)
+    .where('refund_started_at', '>=', sql<Date>`now() - make_interval(secs => ${staleSeconds})`)
+    .executeTakeFirst()
+  return r !== undefined
+}
+
 /**
  * Claims a payment for a refund call: succeeds unless it is refunded or another claim younger than `staleSeconds`
  * is in flight. One conditional UPDATE, so two admins pressing at once cannot both win.

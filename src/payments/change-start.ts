@@ -7,10 +7,14 @@ import type { Deps } from '../deps'
 import { freePlaces, returnPlace, takeCapacity } from '../orders/capacity'
 import { lockOrder } from '../orders/order-state'
 import {
+  claimRefund,
   dbNow,
   findConsultationByOrder,
+  findPayment,
   type Order,
+  type Payment,
   primaryPayment,
+  REFUND_CLAIM_STALE_SECONDS,
   updateOrder,
 } from '../orders/orders.repository'
 import { accountForSlot, scheduleStart } from '../orders/orders.service'
@@ -18,7 +22,7 @@ import { announcedSlot, findTariff, upcomingSlots } from '../orders/tariffs'
 import { placeFreed } from '../orders/waitlist'
 import { notify } from '../telegram/notify'
 import { formatInstant } from '../time/format'
-import { type RefundOutcome, refundPayment } from './refunds'
+import { type RefundOutcome, refundClaimed } from './refunds'
 
 /**
  * A scheduled start the client changes before it begins (issue 14): move it to another announced slot with a free
@@ -28,7 +32,7 @@ import { type RefundOutcome, refundPayment } from './refunds'
  * refund's transaction). After the cut-off both are refused with the instant they closed at.
  */
 
-export type ChangeRefusal = 'unknown' | 'not-waiting' | 'too-late'
+export type ChangeRefusal = 'unknown' | 'not-waiting' | 'too-late' | 'started'
 
 /** The order's change deadline: the start minus the tariff's cut-off (24 h by default). */
 export function changeDeadline(
@@ -48,6 +52,14 @@ function changeable(
   now: Date,
 ): { ok: true; order: Order; deadline: Date } | { ok: false; code: ChangeRefusal; deadline?: Date } {
   if (!order || order.bot_id !== desk.botId || order.user_id !== userId) return { ok: false, code: 'unknown' }
+  // Started already (the start job activated it): past the cut-off by definition, and said so.
+  if (
+    order.kind === 'consultation' &&
+    order.start_mode === 'scheduled' &&
+    order.slot_start &&
+    (order.state === 'active' || order.state === 'closed')
+  )
+    return { ok: false, code: 'started', deadline: changeDeadline(desk, order)! }
   if (
     order.kind !== 'consultation' ||
     order.state !== 'paid_waiting' ||
@@ -165,26 +177,38 @@ export type CancelResult =
 /**
  * Cancels a scheduled start before its cut-off: the order's payment is refunded through the refund path (which
  * moves the order to refunded, revokes the waiting consultation and gives the place back, in one transaction).
+ *
+ * The cut-off and the order's state are checked under the order's row lock, in the transaction that claims the
+ * payment for the refund (the lock the scheduled-start job takes to activate): either the start job activated
+ * first and the cancel is refused ('started'), or the claim is there first and the start job waits for the
+ * refund's outcome (src/consultations/start.service.ts; a refund that fails lets the start go ahead). The Telegram
+ * call itself runs after that commit, outside any transaction.
  */
 export async function cancelBeforeStart(
   deps: Deps,
   desk: DeskRuntime,
   input: { orderId: number; userId: number },
 ): Promise<CancelResult> {
-  const order = await deps.db
-    .selectFrom('orders')
-    .selectAll()
-    .where('id', '=', input.orderId)
-    .executeTakeFirst()
-  const c = changeable(desk, order, input.userId, await dbNow(deps.db))
-  if (!c.ok) return c
-  const payment = await primaryPayment(deps.db, c.order.id)
-  if (!payment) return { ok: false, code: 'not-waiting' }
-  const refund = await refundPayment(
-    deps,
-    desk,
-    { paymentId: payment.id },
-    { id: input.userId, source: 'client' },
-  )
-  return { ok: true, refund }
+  type Claimed = CancelResult | { ok: true; claimed: Payment }
+  const claim = await deps.db.transaction().execute(async (trx): Promise<Claimed> => {
+    const order = await lockOrder(trx, input.orderId)
+    const c = changeable(desk, order, input.userId, await dbNow(trx))
+    if (!c.ok) return c
+    const payment = await primaryPayment(trx, c.order.id)
+    if (!payment) return { ok: false, code: 'not-waiting' }
+    const claimed = await claimRefund(trx, payment.id, REFUND_CLAIM_STALE_SECONDS)
+    if (claimed) return { ok: true, claimed }
+    const now = (await findPayment(trx, payment.id))!
+    return {
+      ok: true,
+      refund: now.refunded_at
+        ? { status: 'already-refunded', payment: now }
+        : { status: 'in-progress', payment: now },
+    }
+  })
+  if (!('claimed' in claim)) return claim
+  return {
+    ok: true,
+    refund: await refundClaimed(deps, desk, claim.claimed, { id: input.userId, source: 'client' }),
+  }
 }

@@ -82,7 +82,7 @@ export function tariffCard(
   return lines.join('\n')
 }
 
-/** The refund policy and the compensation for a late answer, as the client reads them before paying. */
+/** The refund policy, the compensation for a late answer and the top-ups' refund rule, read before paying. */
 export function policyLines(t: Translator, tariff: TariffConfig, lang: string): string[] {
   const p = tariff.breachPolicy
   const late =
@@ -91,7 +91,12 @@ export function policyLines(t: Translator, tariff: TariffConfig, lang: string): 
       : p.kind === 'extra_appeal'
         ? t(lang, 'tariff-card-late-extra')
         : t(lang, 'tariff-card-late-none')
-  return [t(lang, `tariff-card-refund-${tariff.refundPolicy}`), late]
+  // Top-ups' refund rule (src/payments/topup-refund.ts), where the tariff sells them; also with the offer itself.
+  return [
+    t(lang, `tariff-card-refund-${tariff.refundPolicy}`),
+    late,
+    ...(tariff.topUps.length > 0 ? [t(lang, 'tariff-card-topups')] : []),
+  ]
 }
 
 /** For an immediate tariff while the desk is closed: its next opening (the start the client may choose instead). */

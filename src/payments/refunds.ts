@@ -20,6 +20,7 @@ import {
   lockPayment,
   markRefunded,
   type Payment,
+  REFUND_CLAIM_STALE_SECONDS,
   refundQueue,
 } from '../orders/orders.repository'
 import { accountForOrder } from '../orders/orders.service'
@@ -27,6 +28,7 @@ import type { RefundPolicy, RefundSource } from '../orders/orders.tables'
 import { applyPlanRefund } from '../orders/plan-refund'
 import { placeFreed } from '../orders/waitlist'
 import { notify } from '../telegram/notify'
+import { applyTopUpRefund } from './topup-refund'
 
 /**
  * Refunds. Telegram refunds a Stars payment in full with refundStarPayment; deleting a row refunds nothing. Two
@@ -41,9 +43,8 @@ import { notify } from '../telegram/notify'
  */
 export const REFUND_POLICY: RefundPolicy = 'deliver'
 
-/** A claim older than this is a crashed attempt: the next press may call Telegram again (which is safe: a refund
- * that did succeed answers CHARGE_ALREADY_REFUNDED, taken as success). */
-export const REFUND_CLAIM_STALE_SECONDS = 60
+/** A claim older than this is a crashed attempt (src/orders/orders.repository.ts, where the start job reads it too). */
+export { REFUND_CLAIM_STALE_SECONDS }
 
 export type RefundOutcome =
   | { status: 'refunded'; payment: Payment; alreadyAtTelegram: boolean }
@@ -77,7 +78,20 @@ export async function refundPayment(
       ? { status: 'already-refunded', payment: now }
       : { status: 'in-progress', payment: now }
   }
-  const p = claimed
+  return refundClaimed(deps, desk, claimed, actor)
+}
+
+/**
+ * The rest of a refund once its payment is claimed (claimRefund committed): refundStarPayment outside any
+ * transaction, then applyRefund in one. For a caller that claims under its own lock and checks (a client's cancel
+ * before the start, src/payments/change-start.ts).
+ */
+export async function refundClaimed(
+  deps: Deps,
+  desk: DeskRuntime,
+  p: Payment,
+  actor: { id: number; source: Extract<RefundSource, 'admin' | 'dispute' | 'client'>; disputeId?: number },
+): Promise<RefundOutcome> {
   let alreadyAtTelegram = false
   try {
     await deps.api(desk.botId).refundStarPayment(p.user_id, p.telegram_payment_charge_id)
@@ -158,10 +172,16 @@ export async function applyRefund(
       await placeFreed(trx, outbox, desk, account.key)
     }
   }
+  // A top-up's payment (src/payments/topup-refund.ts): what it added, as far as unused, is taken back.
+  const topUp =
+    order && p.kind === 'payment' && order.kind === 'topup'
+      ? await applyTopUpRefund(trx, outbox, desk, order, p)
+      : null
   // A support plan's payment (src/orders/plan-refund.ts): the plan's own refund policy.
-  const plan = order && p.kind === 'payment' ? await applyPlanRefund(trx, outbox, desk, order, p) : null
+  const plan =
+    order && !topUp && p.kind === 'payment' ? await applyPlanRefund(trx, outbox, desk, order, p) : null
   if (plan) released += plan.released
-  else if (order && p.kind === 'payment' && canTransition(order.state, 'refunded')) {
+  else if (order && !topUp && p.kind === 'payment' && canTransition(order.state, 'refunded')) {
     await moveOrder(trx, order, 'refunded')
     const c = await trx
       .selectFrom('consultation')
@@ -216,9 +236,20 @@ export async function applyRefund(
       amount: p.total_amount,
       kind: p.kind,
       orderId: p.order_id,
-      consultationId: consultationId ?? null,
+      consultationId: consultationId ?? topUp?.consultationId ?? null,
       policy: plan ? plan.policy : consultationId ? policy : null,
-      voided: plan?.voided ?? 0,
+      voided: plan?.voided ?? topUp?.voided ?? 0,
+      ...(topUp
+        ? {
+            topUp: {
+              consultationId: topUp.consultationId,
+              kind: topUp.kind,
+              bought: topUp.bought,
+              minutesTaken: topUp.minutesTaken,
+              accessUntil: topUp.accessUntil?.toISOString() ?? null,
+            },
+          }
+        : {}),
       releasedHolds: released,
       disputes: disputes.map((d) => d.id),
     },
@@ -228,12 +259,14 @@ export async function applyRefund(
     botId: desk.botId,
     chatId: p.user_id,
     lang,
-    key: plan
-      ? `refund-done-plan-${plan.policy}`
-      : consultationId
-        ? `refund-done-consultation-${policy}`
-        : 'refund-done',
-    params: { amount: p.total_amount, title: order?.title ?? '—' },
+    key: topUp
+      ? topUp.notice.key
+      : plan
+        ? `refund-done-plan-${plan.policy}`
+        : consultationId
+          ? `refund-done-consultation-${policy}`
+          : 'refund-done',
+    params: topUp ? topUp.notice.params : { amount: p.total_amount, title: order?.title ?? '—' },
     dedupeKey: `payment:${p.id}:refunded`,
   })
   // A refund made elsewhere is news to the staff; an admin's own refund is answered to that admin where they

@@ -16,8 +16,8 @@ import { formatInstant } from '../time/format'
  * payment row is already recorded (its charge id unique, so a redelivery never gets here twice) and the top-up
  * order locked. More questions are granted on the consultation's appeals account (request id `topup:<order>`, so a
  * replay grants nothing twice); more hours move access_until and the ledger's period (the desk's extendWindow).
- * The order then moves to closed (fulfilled); a refund moves it to refunded like any payment (the units granted
- * stay with the consultation).
+ * The order then moves to closed (fulfilled); a refund moves it to refunded and takes back what it added as far as
+ * unused (src/payments/topup-refund.ts).
  *
  * A consultation that ended between the invoice and the payment gets nothing: the payment is honoured as a payment
  * waiting for a refund, and the admins are told.

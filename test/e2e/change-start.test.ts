@@ -1,11 +1,13 @@
+import { sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { runScheduledStart } from '../../src/consultations/start.service'
 import { freePlaces } from '../../src/orders/capacity'
 import { accountForSlot, sweepOrders } from '../../src/orders/orders.service'
 import { findTariff } from '../../src/orders/tariffs'
-import { moveStart } from '../../src/payments/change-start'
+import { cancelBeforeStart, moveStart } from '../../src/payments/change-start'
 import { refundPayment } from '../../src/payments/refunds'
 import {
+  auditCount,
   buy,
   orderState,
   type PayWorld,
@@ -33,6 +35,7 @@ const W1 = new Date(base + 6 * HOUR)
 const W2 = new Date(base + 7 * HOUR)
 const V1 = new Date(base + 8 * HOUR)
 const W3 = new Date(base + 9 * HOUR)
+const EDGE = new Date(base + 120 * HOUR)
 const RACE = Array.from({ length: 3 * ROUNDS }, (_, i) => new Date(base + (72 + i) * HOUR))
 
 let w: PayWorld
@@ -58,6 +61,14 @@ beforeAll(async () => {
         startMode: 'scheduled',
         slots: RACE.map((d) => d.toISOString()),
         slotCapacity: 1,
+      }),
+      // No cut-off: a cancel is allowed until the start itself, the instant the start job runs.
+      tariff({
+        code: 'edge',
+        startMode: 'scheduled',
+        slots: [EDGE.toISOString()],
+        slotCapacity: 40,
+        changeCutoffHours: 0,
       }),
     )
   })
@@ -261,3 +272,77 @@ describe('the waitlist of a full start', () => {
     expect(await free('wl', W3)).toBe(1)
   })
 })
+
+describe('a cancel at the cut-off against the start job', () => {
+  /** A paid start of tariff edge (no cut-off) whose start is moved to `ms` from now: its cut-off is then. */
+  async function startingSoon(ms: number) {
+    const { u, o } = await paidSlot('edge', EDGE)
+    const s = await orderState(w.deps, o.orderId)
+    const moved = await w.deps.db
+      .updateTable('orders')
+      .set({ slot_start: sql<Date>`now() + make_interval(secs => ${ms / 1000})` })
+      .where('id', '=', o.orderId)
+      .returning('slot_start')
+      .executeTakeFirstOrThrow()
+    const job = { consultationId: s.consultation!.id, startsAt: moved.slot_start!.toISOString() }
+    return { u, o, job, charge: s.payments[0]!.telegram_payment_charge_id }
+  }
+
+  it("the start job waits while the cancel's refund is in flight, then starts nothing", async () => {
+    const { u, o, job, charge } = await startingSoon(60_000)
+    w.tg.delay('refundStarPayment', 400)
+    const cancel = cancelBeforeStart(w.deps, w.t.desk, { orderId: o.orderId, userId: u.id })
+    await w.tg.waitFor('refundStarPayment', { telegram_payment_charge_id: charge })
+    // The refund is claimed and Telegram is being asked: the start job activates nothing and looks again later.
+    expect(await runScheduledStart(w.deps, job)).toBe('waits-for-refund')
+    expect((await orderState(w.deps, o.orderId)).consultation!.state).toBe('waiting')
+    const r = await cancel
+    expect(r).toMatchObject({ ok: true, refund: { status: 'refunded' } })
+    expect(await runScheduledStart(w.deps, job)).toBe('nothing')
+    const s = await orderState(w.deps, o.orderId)
+    expect(s.order.state).toBe('refunded')
+    expect(s.consultation!.state).toBe('revoked')
+    expect(await auditCount(w.deps, 'consultation.activated', s.consultation!.id)).toBe(0)
+  })
+
+  it('20 rounds of a cancel at the cut-off racing the start job: never both refunded and active', async () => {
+    const outcomes: string[] = []
+    for (let round = 0; round < 20; round++) {
+      const { u, o, job, charge } = await startingSoon(300)
+      const [cancel] = await Promise.all([
+        cancelBeforeStart(w.deps, w.t.desk, { orderId: o.orderId, userId: u.id }),
+        runScheduledStart(w.deps, job),
+      ])
+      // A start that waited for the refund runs again (as its job would).
+      await runScheduledStart(w.deps, job)
+      const s = await orderState(w.deps, o.orderId)
+      const activations = await auditCount(w.deps, 'consultation.activated', s.consultation!.id)
+      const calls = w.tg.callsTo('refundStarPayment', { telegram_payment_charge_id: charge }).length
+      if (cancel.ok) {
+        outcomes.push('cancelled')
+        expect(cancel.refund.status).toBe('refunded')
+        expect(s.order.state).toBe('refunded')
+        expect(s.consultation!.state).toBe('revoked')
+        expect(s.consultation!.starts_at).toBeNull()
+        expect(activations).toBe(0)
+        expect(calls).toBe(1)
+      } else {
+        outcomes.push(cancel.code)
+        expect(['started', 'too-late']).toContain(cancel.code)
+        expect(cancel.deadline!.getTime()).toBe(Date.parse(job.startsAt))
+        expect(s.order.state).toBe('active')
+        expect(s.consultation!.state).toBe('active')
+        expect(s.payments[0]!.refunded_at).toBeNull()
+        expect(activations).toBe(1)
+        expect(calls).toBe(0)
+      }
+    }
+    console.log(`cancel vs start, 20 rounds: ${JSON.stringify(countBy(outcomes))}`)
+  })
+})
+
+function countBy(xs: string[]): Record<string, number> {
+  const out: Record<string, number> = {}
+  for (const x of xs) out[x] = (out[x] ?? 0) + 1
+  return out
+}

@@ -1554,6 +1554,11 @@ export class BotApiStandIn {
     this.botState(toBotId(bot)).starTransactions.push(tx)
   }
 
+  /** The bot's Stars transactions as getStarTransactions lists them (refunds have a receiver, payments a source). */
+  starTransactionsOf(bot: BotRef): StarTransaction[] {
+    return [...this.botState(toBotId(bot)).starTransactions]
+  }
+
   /** An incoming Stars transaction as getStarTransactions lists it (id = telegram_payment_charge_id). */
   starTransaction(
     user: User,

@@ -115,6 +115,18 @@ const en = {
   'kind-payment': 'payment',
   'kind-overpayment': 'overpayment',
   'kind-unmatched': 'unmatched',
+  'topups-title': 'Paid top-ups of this consultation, not refunded yet:',
+  'topup-line': 'payment #{id}: {amount} ⭐ — {what}',
+  'topup-questions-one': '{n} more question',
+  'topup-questions-few': '{n} more questions',
+  'topup-questions-many': '{n} more questions',
+  'topup-questions-other': '{n} more questions',
+  'topup-hours': '{n} more h',
+  'topup-of': 'top-up of #{id}: {what}',
+  'topup-rule':
+    "A top-up's refund takes back what it added as far as unused (questions not used, hours not passed).",
+  'refund-only': 'Refund the consultation only ({amount} ⭐)',
+  'refund-with-topups': 'Refund it with its top-ups ({n}; {amount} ⭐ in all)',
 }
 
 type Key = keyof typeof en
@@ -228,6 +240,18 @@ const ru: Record<Key, string> = {
   'kind-payment': 'оплата',
   'kind-overpayment': 'переплата',
   'kind-unmatched': 'без заказа',
+  'topups-title': 'Оплаченные дополнения этой консультации, ещё не возвращённые:',
+  'topup-line': 'платёж №{id}: {amount} ⭐ — {what}',
+  'topup-questions-one': 'ещё {n} вопрос',
+  'topup-questions-few': 'ещё {n} вопроса',
+  'topup-questions-many': 'ещё {n} вопросов',
+  'topup-questions-other': 'ещё {n} вопроса',
+  'topup-hours': 'ещё {n} ч',
+  'topup-of': 'дополнение к №{id}: {what}',
+  'topup-rule':
+    'Возврат дополнения отменяет то, что оно добавило, насколько это не использовано (не заданные вопросы, не прошедшие часы).',
+  'refund-only': 'Вернуть только консультацию ({amount} ⭐)',
+  'refund-with-topups': 'Вернуть вместе с дополнениями ({n}; {amount} ⭐ всего)',
 }
 
 /** Refusal reasons and the accounts that refused, in words (codes of the ledger and of admission). */

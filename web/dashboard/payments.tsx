@@ -31,17 +31,27 @@ export function PaymentRow(props: {
   const [message, setMessage] = useState<string | null>(null)
   const zone = me.desk.zone
 
-  const refund = async () => {
+  const outcome = (id: number, status: string, description?: string) =>
+    status === 'failed'
+      ? t('refund-failed', { id, description: description ?? '' })
+      : t(`refund-${status}` as Parameters<T>[0], { id })
+
+  // With `withTopUps` the consultation's listed top-ups are refunded with it (each its own refund, once).
+  const refund = async (withTopUps: boolean) => {
     setBusy(true)
     try {
       const r = await api<RefundResultDto>(`payments/${p.id}/refund`, {
         method: 'POST',
-        body: { confirmCharge: p.charge },
+        body: {
+          confirmCharge: p.charge,
+          ...(withTopUps ? { topUps: p.topUps.map((x) => x.paymentId) } : {}),
+        },
       })
       setMessage(
-        r.status === 'failed'
-          ? t('refund-failed', { id: p.id, description: r.description })
-          : t(`refund-${r.status}`, { id: p.id }),
+        [
+          r.status === 'failed' ? outcome(p.id, r.status, r.description) : outcome(p.id, r.status),
+          ...(r.topUps ?? []).map((x) => outcome(x.paymentId, x.status, x.description)),
+        ].join(' '),
       )
       props.onChange()
     } catch (e) {
@@ -67,7 +77,11 @@ export function PaymentRow(props: {
       <div class="hint">
         {formatAt(p.createdAt, zone, lang)} · {t(`kind-${p.kind}` as Parameters<T>[0])}
         {p.title ? ` · ${p.title}` : ''}
-        {p.consultationId ? ` · #${p.consultationId}` : ''}
+        {p.topUp && p.consultationId
+          ? ` · ${t('topup-of', { id: p.consultationId, what: topUpWhat(t, lang, p.topUp) })}`
+          : p.consultationId
+            ? ` · #${p.consultationId}`
+            : ''}
         {p.refundedBy ? ` · ${staffName(me, t, p.refundedBy)}` : ''}
       </div>
       {me.role === 'admin' && !p.refundedAt && !confirming && (
@@ -78,9 +92,50 @@ export function PaymentRow(props: {
       {confirming && (
         <div class="confirm" role="alertdialog" data-confirm={p.id}>
           <p>{t('refund-confirm', { id: p.id, amount: p.amount, client: clientName(p.client) })}</p>
-          <button type="button" class="danger" data-action="refund-yes" disabled={busy} onClick={refund}>
-            {t('refund-yes')}
-          </button>
+          {p.topUps.length > 0 ? (
+            <>
+              <p>{t('topups-title')}</p>
+              <ul data-topups>
+                {p.topUps.map((x) => (
+                  <li key={x.paymentId} data-topup={x.paymentId}>
+                    {t('topup-line', { id: x.paymentId, amount: x.amount, what: topUpWhat(t, lang, x) })}
+                  </li>
+                ))}
+              </ul>
+              <p class="hint">{t('topup-rule')}</p>
+              <button
+                type="button"
+                class="danger"
+                data-action="refund-only"
+                disabled={busy}
+                onClick={() => refund(false)}
+              >
+                {t('refund-only', { amount: p.amount })}
+              </button>
+              <button
+                type="button"
+                class="danger"
+                data-action="refund-with-topups"
+                disabled={busy}
+                onClick={() => refund(true)}
+              >
+                {t('refund-with-topups', {
+                  n: p.topUps.length,
+                  amount: p.amount + p.topUps.reduce((n, x) => n + x.amount, 0),
+                })}
+              </button>
+            </>
+          ) : (
+            <button
+              type="button"
+              class="danger"
+              data-action="refund-yes"
+              disabled={busy}
+              onClick={() => refund(false)}
+            >
+              {t('refund-yes')}
+            </button>
+          )}
           <button
             type="button"
             data-action="refund-cancel"
@@ -98,6 +153,16 @@ export function PaymentRow(props: {
       )}
     </li>
   )
+}
+
+/** "2 more questions", "3 more h": what a top-up bought. */
+function topUpWhat(t: T, lang: Lang, x: { questions: number; hours: number }): string {
+  if (x.questions === 0) return t('topup-hours', { n: x.hours })
+  const form = new Intl.PluralRules(lang).select(x.questions)
+  const known = form === 'one' || form === 'few' || form === 'many' ? form : 'other'
+  return t(`topup-questions-${known}`, {
+    n: x.questions,
+  })
 }
 
 const EXPORT_DAYS = [7, 30, 90, 365] as const

@@ -1,14 +1,19 @@
 import { Composer, InlineKeyboard } from 'grammy'
 import { isStaffGroup } from '../../config/staff-groups'
 import { requestReconciliation } from '../../payments/reconciliation'
+import { refundPreview, refundWithTopUps } from '../../payments/refund-with-topups'
 import { findDeskPayment, type RefundOutcome, refundPayment, refundsWaiting } from '../../payments/refunds'
+import type { PaidTopUp } from '../../payments/topup-refund'
 import type { BotContext } from '../context'
 
 /**
  * Admin payment tools (in the staff group or a private chat with the bot; admins only, by Telegram id from config):
  *
  * - Refund buttons (rf:ask:<payment>) on payment alerts, and `/refund <charge id | #payment id>`: a confirmation
- *   (rf:yes:<payment> / rf:no) first, then refundStarPayment. Telegram's error description is shown as it is.
+ *   (rf:yes:<payment> / rf:no) first, then refundStarPayment. Telegram's error description is shown as it is. A
+ *   consultation's payment with paid top-ups lists them (amount, what each bought) and offers "the consultation
+ *   only" (rf:yes) or "with its top-ups" (rf:all:<payment>:<last top-up payment shown>); a top-up's own payment
+ *   names its consultation.
  * - `/refunds`: what waits for an admin (overpayments, unmatched payments, paid orders without a start date).
  * - `/reconcile`: runs the reconciliation with Telegram's transaction list now.
  */
@@ -63,9 +68,17 @@ export function refundOutcomeText(ctx: BotContext, r: RefundOutcome): string {
   }
 }
 
+/** "+2 questions", "+3 h": what a top-up bought. */
+function topUpWhat(ctx: BotContext, t: PaidTopUp): string {
+  return t.questions > 0
+    ? say(ctx)('topup-title-questions', { count: t.questions })
+    : say(ctx)('topup-title-hours', { count: t.hours })
+}
+
 async function askConfirmation(ctx: BotContext, paymentId: number): Promise<void> {
-  const p = await findDeskPayment(ctx.deps, ctx.desk, { paymentId })
-  if (!p) {
+  const preview = await refundPreview(ctx.deps, ctx.desk, paymentId)
+  const p = preview?.payment
+  if (!preview || !p) {
     await ctx.reply(say(ctx)('refund-unknown-id', { payment: String(paymentId) }), where(ctx))
     return
   }
@@ -76,7 +89,7 @@ async function askConfirmation(ctx: BotContext, paymentId: number): Promise<void
     )
     return
   }
-  await ctx.reply(
+  const lines = [
     say(ctx)('refund-confirm', {
       payment: String(p.id),
       charge: p.telegram_payment_charge_id,
@@ -84,13 +97,45 @@ async function askConfirmation(ctx: BotContext, paymentId: number): Promise<void
       user: String(p.user_id),
       kind: p.kind,
     }),
-    {
-      ...where(ctx),
-      reply_markup: new InlineKeyboard()
-        .text(say(ctx)('btn-refund-yes'), `rf:yes:${p.id}`)
-        .text(say(ctx)('btn-cancel'), 'rf:no'),
-    },
-  )
+  ]
+  const kb = new InlineKeyboard()
+  const { topUps, topUpOf } = preview
+  if (topUpOf)
+    lines.push(
+      say(ctx)('refund-confirm-is-topup', {
+        consultation: String(topUpOf.consultationId),
+        what: topUpWhat(ctx, topUpOf),
+      }),
+    )
+  if (topUps.length > 0) {
+    // A consultation with paid top-ups: the admin sees each and chooses, in this one step, with them or without.
+    lines.push(
+      '',
+      say(ctx)('refund-confirm-topups', {
+        consultation: String(preview.consultationId),
+        count: topUps.length,
+      }),
+      ...topUps.map((t) =>
+        say(ctx)('refund-confirm-topup-line', {
+          payment: String(t.paymentId),
+          amount: t.amount,
+          what: topUpWhat(ctx, t),
+        }),
+      ),
+      say(ctx)('refund-confirm-topup-rule'),
+    )
+    const total = p.total_amount + topUps.reduce((n, t) => n + t.amount, 0)
+    const upTo = Math.max(...topUps.map((t) => t.paymentId))
+    kb.text(say(ctx)('btn-refund-consultation-only', { amount: p.total_amount }), `rf:yes:${p.id}`)
+      .row()
+      .text(
+        say(ctx)('btn-refund-with-topups', { count: topUps.length, amount: total }),
+        `rf:all:${p.id}:${upTo}`,
+      )
+      .row()
+      .text(say(ctx)('btn-cancel'), 'rf:no')
+  } else kb.text(say(ctx)('btn-refund-yes'), `rf:yes:${p.id}`).text(say(ctx)('btn-cancel'), 'rf:no')
+  await ctx.reply(lines.join('\n'), { ...where(ctx), reply_markup: kb })
 }
 
 adminPaymentsFeature.callbackQuery(/^rf:(ask|yes):(\d{1,15})$/, async (ctx) => {
@@ -100,6 +145,42 @@ adminPaymentsFeature.callbackQuery(/^rf:(ask|yes):(\d{1,15})$/, async (ctx) => {
   if (ctx.match[1] === 'ask') return askConfirmation(ctx, paymentId)
   const r = await refundPayment(ctx.deps, ctx.desk, { paymentId }, { id: ctx.from.id, source: 'admin' })
   const text = refundOutcomeText(ctx, r)
+  await ctx.editMessageText(text).catch(() => ctx.reply(text, where(ctx)))
+})
+
+// The consultation with the top-ups listed in its confirmation (those up to the payment id on the button; one
+// paid later is named, not refunded). A second press, another admin or a refunded_payment meanwhile: each payment
+// is still refunded once (its own claim), and the answer says which were refunded before.
+adminPaymentsFeature.callbackQuery(/^rf:all:(\d{1,15}):(\d{1,15})$/, async (ctx) => {
+  if (!isAdmin(ctx)) return ctx.answerCallbackQuery({ text: ctx.t('admin-only'), show_alert: true })
+  await ctx.answerCallbackQuery()
+  const paymentId = Number(ctx.match[1])
+  const r = await refundWithTopUps(
+    ctx.deps,
+    ctx.desk,
+    paymentId,
+    { upTo: Number(ctx.match[2]) },
+    { id: ctx.from.id, source: 'admin' },
+  )
+  const text =
+    r.status === 'done'
+      ? [
+          refundOutcomeText(ctx, r.main),
+          ...r.topUps.map((t) => refundOutcomeText(ctx, t.outcome)),
+          ...(r.later.length
+            ? [
+                say(ctx)('refund-topups-later', {
+                  count: r.later.length,
+                  payments: r.later.map((t) => String(t.paymentId)).join(', '),
+                }),
+              ]
+            : []),
+        ].join('\n')
+      : r.status === 'unknown-payment'
+        ? say(ctx)('refund-unknown-id', { payment: String(paymentId) })
+        : r.status === 'not-a-consultation'
+          ? say(ctx)('refund-not-a-consultation', { payment: String(paymentId) })
+          : say(ctx)('refund-topup-not-its', { payment: String(r.paymentId) })
   await ctx.editMessageText(text).catch(() => ctx.reply(text, where(ctx)))
 })
 

@@ -15,12 +15,13 @@ priv.command('terms', (ctx) =>
       '',
       ctx.t('terms-tariffs-title'),
       ...ctx.desk.tariffs.map((tariff) => {
-        const [refund, late] = policyLines((l, k, p) => ctx.deps.i18n.t(l, k, p), tariff, ctx.lang)
-        return ctx.t('terms-tariff', {
+        const [refund, late, topUps] = policyLines((l, k, p) => ctx.deps.i18n.t(l, k, p), tariff, ctx.lang)
+        const line = ctx.t('terms-tariff', {
           title: pick(tariff.title, ctx.lang, ctx.desk.defaultLanguage),
           refund: refund!,
           late: late!,
         })
+        return topUps ? `${line} ${topUps}` : line
       }),
       '',
       ctx.t('terms-footer'),

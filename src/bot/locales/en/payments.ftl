@@ -19,6 +19,7 @@ tariff-card-refund-stop = Refunds: if a payment is refunded, the consultation en
 tariff-card-late-none = A late answer: no compensation; the expert answers as soon as possible.
 tariff-card-late-extend = A late answer: your window is extended by {$hours} h.
 tariff-card-late-extra = A late answer: you get one extra question.
+tariff-card-topups = Top-ups: more questions or hours can be bought inside the consultation; a refunded top-up takes back what it added and you have not used yet (questions not asked, hours not passed).
 tariff-card-terms = Terms (version {$version}), accepted by paying:
 start-mode-immediate = at payment.
 start-mode-scheduled = at the start time you choose before paying.
@@ -178,6 +179,7 @@ change-cancel-in-progress = The refund is already under way.
 change-refused-unknown = This order cannot be changed from this account.
 change-refused-not-waiting = This order is not a scheduled start waiting to begin, so it cannot be moved or cancelled here.
 change-refused-too-late = Moving or cancelling was possible until {$deadline}; the start is too close now. For a problem write to /paysupport.
+change-refused-started = This consultation has already started, so it can no longer be moved or cancelled (that was possible until {$deadline}). For a problem write to /paysupport.
 change-refused-slot-gone = This start is not offered any more. Please choose another one.
 change-refused-slot-full = This start has just been taken. Please choose another one.
 
