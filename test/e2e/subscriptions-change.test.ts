@@ -261,7 +261,7 @@ describe('subscriptions: change of plan and renewals at the Star', () => {
     const when = formatDate(sub.expires_at!, ZONE, 'en')
     const msg = await w.tg.waitForSent(client.id, /renews on/)
     expect(msg.text).toBe(
-      `🔔 Your plan “Plan basic” renews on ${when}: 500 ⭐ for the next 30 days (3 questions). To stop it, cancel the renewal below or with /plan; your access runs to the end of the paid period.`,
+      `🔔 Your plan “Plan basic” renews on ${when}: 500 ⭐ for another 30 days (3 questions). To stop it, cancel the renewal below or with /plan; your access runs to the end of the paid period.`,
     )
     expect(JSON.stringify(msg.payload)).toContain('"callback_data":"sub:cancel"')
     const key = `subscription:${s.sub.id}:remind:${s.charge}`

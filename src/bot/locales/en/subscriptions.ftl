@@ -26,8 +26,11 @@ plan-change-offer =
            *[other] questions move
         } to the new plan's first period.
     }
-    From then on {$price} ⭐ every 30 days until you cancel renewal with /plan.
-plan-change-description = Support plan: {$questions} questions every 30 days, from {$start}. Terms {$terms}.
+    Telegram then charges {$price} ⭐ every 30 days counted from this payment; each charge buys the next 30 days of the new plan, until you cancel renewal with /plan.
+plan-change-description = Support plan: { $questions ->
+        [one] {$questions} question
+       *[other] {$questions} questions
+    } every 30 days, from {$start}. Terms {$terms}.
 plan-invoice-description = Support plan: {$questions} questions every 30 days. Terms {$terms}.
 plan-view =
     Your plan: {$title}
@@ -60,7 +63,7 @@ sub-changed = 🔁 Change of plan paid: “{$title}”, {$price} ⭐ every 30 da
         [one] {$questions} question
        *[other] {$questions} questions
     }. The old subscription will not renew.
-sub-renewal-reminder = 🔔 Your plan “{$title}” renews on {$when}: {$price} ⭐ for the next 30 days ({ $questions ->
+sub-renewal-reminder = 🔔 Your plan “{$title}” renews on {$when}: {$price} ⭐ for another 30 days ({ $questions ->
         [one] {$questions} question
        *[other] {$questions} questions
     }). To stop it, cancel the renewal below or with /plan; your access runs to the end of the paid period.

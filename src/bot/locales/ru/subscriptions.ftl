@@ -26,7 +26,7 @@ plan-change-offer =
            *[other] неиспользованных вопросов
         }.
     }
-    Дальше — {$price} ⭐ каждые 30 дней, пока вы не отмените продление через /plan.
+    Дальше Telegram списывает {$price} ⭐ каждые 30 дней, считая от этой оплаты; каждое списание покупает следующие 30 дней нового плана, пока вы не отмените продление через /plan.
 plan-change-description = План поддержки: { $questions ->
         [one] {$questions} вопрос
         [few] {$questions} вопроса
@@ -65,7 +65,7 @@ sub-changed = 🔁 Смена плана оплачена: «{$title}», {$price
         [few] {$questions} вопроса
        *[many] {$questions} вопросов
     }. Старая подписка продлеваться не будет.
-sub-renewal-reminder = 🔔 План «{$title}» продлится {$when}: {$price} ⭐ за следующие 30 дней ({ $questions ->
+sub-renewal-reminder = 🔔 План «{$title}» продлится {$when}: спишется {$price} ⭐ ещё за 30 дней ({ $questions ->
         [one] {$questions} вопрос
         [few] {$questions} вопроса
        *[many] {$questions} вопросов
