@@ -14,7 +14,7 @@ import {
   topicReady,
 } from '../support/fixtures'
 import { changeKit } from './subscriptions-change-support'
-import { BASIC, handled, PRO, renewDirect, subscribe, withPlans } from './subscriptions-support'
+import { BASIC, handled, NOFILES, PRO, renewDirect, subscribe, withPlans } from './subscriptions-support'
 
 /**
  * Issue 22, a change of plan against what can happen meanwhile: the old plan's renewal racing the change's payment
@@ -195,5 +195,41 @@ describe('subscriptions: change of plan under races', () => {
     await w.tg.waitForSent(client.id, /Question #1 accepted/, { since })
     // Stars kept: the basic period's 500; the 900 went back.
     expect(await starsPaid(client)).toEqual({ payment: 500 })
+  })
+
+  it('two change links paid: the second finds its plan already replaced, grants nothing and is cancelled with Telegram', async () => {
+    const client = await newClient(w, { language_code: 'en' })
+    const first = await subscribe(w, client, BASIC)
+    const one = await changeLink(client, PRO)
+    const two = await changeLink(client, NOFILES)
+    await payLink(client, one, `two-1-${first.sub.id}`)
+    // The second link's pre-checkout would refuse now; a charge arriving anyway:
+    const since = w.tg.mark()
+    const r = await recordPlanPayment(w.deps, w.t.desk, {
+      userId: client.id,
+      lang: 'en',
+      payment: {
+        currency: 'XTR',
+        total_amount: two.amount,
+        invoice_payload: two.payload,
+        telegram_payment_charge_id: `two-2-${first.sub.id}`,
+        provider_payment_charge_id: '',
+        is_recurring: true,
+        is_first_recurring: true,
+      },
+    })
+    expect(r).toEqual({ status: 'refused', reason: 'change-void' })
+    const edit = await w.tg.waitFor(
+      'editUserStarSubscription',
+      { telegram_payment_charge_id: `two-2-${first.sub.id}` },
+      { since, ok: true },
+    )
+    expect(edit.payload).toMatchObject({ user_id: client.id, is_canceled: true })
+    const subs = await subsOf(client)
+    expect(subs.map((x) => [x.plan_code, x.state])).toEqual([
+      ['basic', 'replaced'],
+      ['pro', 'active'],
+    ])
+    expect(await starsPaid(client)).toEqual({ payment: 1400, overpayment: NOFILES.priceStars })
   })
 })
