@@ -177,6 +177,14 @@ describe('subscriptions: change of plan and renewals at the Star', () => {
     expect(rows.map((r) => r.plan_code)).toEqual(['pro', 'basic', 'basic', 'basic', 'basic'])
     // Renewals paid ahead grant the plan's 3 at the charge; their carry-over waits for their start.
     expect(rows.map((r) => r.granted)).toEqual([6, 5, 3, 3, 3])
+    // The topic's pinned card names the plan of the period running now (the new one) and its price.
+    await eventually(async () => {
+      const cards = w.tg
+        .callsTo('editMessageText', { chat_id: STAFF_CHAT_ID }, { ok: true })
+        .map((c) => String(c.payload.text))
+        .filter((t) => t.startsWith(`📋 Консультация #${a.consultation_id} `))
+      return cards.at(-1)?.includes('📦 Plan basic · 500 ⭐') ?? false
+    }, 'the card shows the new plan')
     expect(await starsPaid(client)).toEqual({ payment: rows.reduce((s, r) => s + r.price, 0) })
     expect(rows.reduce((s, r) => s + r.price, 0)).toBe(900 + 4 * 500)
     expect(w.tg.callsTo('editUserStarSubscription', { user_id: client.id })).toHaveLength(1)
