@@ -290,12 +290,14 @@ async function renew(c: PayCtx, sub: Subscription): Promise<PlanPaymentOutcome> 
     botId: desk.botId,
     chatId: order.user_id,
     lang: order.lang,
-    key: 'sub-renewed',
+    // Paid ahead (after a change of plan): the carry-over comes at the period's start, not now.
+    key: period.carryLater === null ? 'sub-renewed' : 'sub-renewed-ahead',
     params: {
       title: order.title,
       number: period.number,
       questions: period.granted,
       carried: period.carried,
+      max: period.carryLater ?? 0,
       start: formatDate(startAt, zone, order.lang),
       end: formatDate(end, zone, order.lang),
     },
@@ -319,7 +321,7 @@ async function grantPeriod(
   startAt: Date,
   end: Date,
   carry: boolean,
-): Promise<{ number: number; granted: number; carried: number }> {
+): Promise<{ number: number; granted: number; carried: number; carryLater: number | null }> {
   const l = new LedgerTx(c.trx, 'allow', 0)
   const carryOver =
     carry && plan.carryOver !== 'none' ? { kind: 'capped' as const, max: plan.carryOver.capped } : undefined
@@ -369,5 +371,10 @@ async function grantPeriod(
       { subscriptionId: sub.id, number },
       { startAfter: startAt, id: jobId(`subscriptions.carry:${sub.id}:${number}`) },
     )
-  return { number, granted: g.amount + g.carried, carried: g.carried }
+  return {
+    number,
+    granted: g.amount + g.carried,
+    carried: g.carried,
+    carryLater: carryOver && ahead ? carryOver.max : null,
+  }
 }

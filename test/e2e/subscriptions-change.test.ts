@@ -176,6 +176,10 @@ describe('subscriptions: change of plan and renewals at the Star', () => {
     expectEveryPeriodPaysItsPlan(rows, [900, 500, 500, 500, 500])
     expect(rows.map((r) => r.plan_code)).toEqual(['pro', 'basic', 'basic', 'basic', 'basic'])
     // Renewals paid ahead grant the plan's 3 at the charge; their carry-over waits for their start.
+    await w.tg.waitForSent(
+      client.id,
+      /renewed ahead: period 4, .*3 questions; up to 2 unused from the period before move in when it starts/,
+    )
     expect(rows.map((r) => r.granted)).toEqual([6, 5, 3, 3, 3])
     // The topic's pinned card names the plan of the period running now (the new one) and its price.
     await eventually(async () => {

@@ -69,6 +69,10 @@ sub-renewal-reminder = 🔔 Your plan “{$title}” renews on {$when}: {$price}
     }). To stop it, cancel the renewal below or with /plan; your access runs to the end of the paid period.
 sub-charge-refused = We received {$amount} ⭐ for “{$title}”, but this charge does not match your plan, so nothing was added for it. An admin will refund it; see /paysupport.
 sub-renewed = 🔄 “{$title}” renewed: period {$number}, {$start} – {$end}, {$questions} questions ({$carried} carried over).
+sub-renewed-ahead = 🔄 “{$title}” renewed ahead: period {$number}, {$start} – {$end}, { $questions ->
+        [one] {$questions} question
+       *[other] {$questions} questions
+    }; up to {$max} unused from the period before move in when it starts.
 sub-lapsed = Your plan “{$title}” ended on {$end}: no renewal arrived. New questions are not accepted; questions accepted earlier are still answered. Subscribe again with /plan.
 sub-refused-no-questions = {$left} of {$total} questions left in this period ({$held} awaiting an answer); the next period starts on {$next}. Nothing was counted.
 sub-refused-no-questions-cancelled = {$left} of {$total} questions left in this period ({$held} awaiting an answer). Renewal is cancelled; access until {$end}. Nothing was counted.
