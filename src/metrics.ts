@@ -60,6 +60,11 @@ export const metrics = {
   paymentStars: counter('desk_payment_stars_total', 'Stars of successful payments recorded', [
     'kind',
   ] as const),
+  planChargesRefused: counter(
+    'desk_plan_charges_refused_total',
+    "Support-plan charges recorded but granting nothing (amount not the link's price, plan ended or replaced), by reason",
+    ['reason'] as const,
+  ),
   refunds: counter('desk_refunds_total', 'Refunds done, by source', ['source'] as const),
   refundStars: counter('desk_refund_stars_total', 'Stars refunded', ['source'] as const),
   llmTokens: counter('llm_tokens_total', 'LLM tokens used by drafts, by direction (input, output)', [

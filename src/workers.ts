@@ -44,7 +44,14 @@ import { runLane } from './routing/delivery'
 import { DESK_SWEEP_CRON, deskInQueue, deskOutQueue, deskSweepQueue } from './routing/routing.jobs'
 import { openTopic, sweepLanes } from './routing/routing.workers'
 import { runEditSubscription, runLapse } from './subscriptions/lifecycle'
-import { editSubscriptionQueue, subscriptionLapseQueue } from './subscriptions/subscriptions.jobs'
+import { runCancelCharge, runCarry, runRenewalReminder } from './subscriptions/renewal-jobs'
+import {
+  cancelChargeQueue,
+  editSubscriptionQueue,
+  subscriptionCarryQueue,
+  subscriptionLapseQueue,
+  subscriptionReminderQueue,
+} from './subscriptions/subscriptions.jobs'
 import { handleNotify, notifyGroupQueue, notifyQueue } from './telegram/notify'
 
 /**
@@ -91,6 +98,9 @@ export const QUEUES: readonly QueueDef<any>[] = [
   // subscriptions (issue 12)
   editSubscriptionQueue,
   subscriptionLapseQueue,
+  subscriptionCarryQueue,
+  subscriptionReminderQueue,
+  cancelChargeQueue,
 ]
 
 /** Starts the workers of every queue and the schedules of the sweepers (the `worker` role, or `all`). */
@@ -150,4 +160,8 @@ export async function startWorkers(deps: Deps): Promise<void> {
   // Subscriptions: Telegram told of a cancelled/resumed renewal; the lapse at period end + grace.
   await jobs.work(editSubscriptionQueue, (d) => runEditSubscription(deps, d))
   await jobs.work(subscriptionLapseQueue, (d) => runLapse(deps, d))
+  // Issue 22: the carry-over of a period paid ahead, the renewal reminder, a refused first charge cancelled.
+  await jobs.work(subscriptionCarryQueue, (d) => runCarry(deps, d))
+  await jobs.work(subscriptionReminderQueue, (d) => runRenewalReminder(deps, d))
+  await jobs.work(cancelChargeQueue, (d) => runCancelCharge(deps, d))
 }

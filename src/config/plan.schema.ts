@@ -31,8 +31,6 @@ export const plan = z.strictObject({
     .default('none'),
   /** A refunded period payment: revoke now (void the rest, open holds released) or keep what was used (void the unused). */
   refundPolicy: z.enum(['revoke_now', 'keep_used']).default('keep_used'),
-  /** An upgrade mid-period: the period's grant becomes the new allowance, grows by the difference, or by it prorated by days left. */
-  upgradeGrant: z.enum(['full', 'difference', 'prorate']).default('difference'),
   terms: z.strictObject({ version: z.string().min(1), text: localized }),
 })
 export type PlanConfig = z.infer<typeof plan>

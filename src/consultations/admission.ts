@@ -142,6 +142,7 @@ async function planWithoutAttachments(
     .where('c.state', '=', 'active')
     .orderBy(sql`(c.starts_at <= now() and now() < c.access_until)`, 'desc')
     .orderBy('c.created_at', 'desc')
+    .orderBy('s.id', 'desc') // a change of plan: its newest subscription
     .limit(1)
     .executeTakeFirst()
   if (!c?.plan_code) return undefined

@@ -19,6 +19,7 @@ export async function planRefusalText(
     .selectFrom('subscription')
     .select(['id', 'state', 'renewal_cancelled'])
     .where('consultation_id', '=', consultationId)
+    .orderBy('id', 'desc') // a change of plan continues on the same consultation: the newest subscription
     .executeTakeFirst()
   if (!sub) return undefined
   const last = await trx

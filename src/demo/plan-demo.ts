@@ -12,7 +12,8 @@ import { settle as settleDesk } from './settle'
 /**
  * `npm run demo:plan`: a support plan paid by a Stars subscription (src/subscriptions), offline like `npm run demo`
  * (embedded PostgreSQL, the real app, the Telegram stand-in): Anna subscribes, asks, the period renews with
- * carry-over, she upgrades mid-period and cancels the renewal. The period's clock is moved instead of waiting 30
+ * carry-over, she changes to a bigger plan (a new subscription starting when her paid time ends; the old one is
+ * cancelled with Telegram) and cancels its renewal. The period's clock is moved instead of waiting 30
  * days (the period's stored instants shift into the past). Prints what each party saw; exit code 0 on success.
  */
 
@@ -36,7 +37,6 @@ const plan = (p: Partial<PlanConfig> & Pick<PlanConfig, 'code' | 'title'>): Plan
   features: { attachments: true, prioritySla: false, transcriptExport: true },
   carryOver: { capped: 2 },
   refundPolicy: 'keep_used',
-  upgradeGrant: 'difference',
   terms: { version: 'plan-demo-1', text: { en: 'Renews every 30 days until cancelled with /plan.' } },
   ...p,
 })
@@ -186,31 +186,39 @@ async function script(w: World): Promise<void> {
   await tg.waitForSent(anna.id, /renewed/)
   await step()
 
-  section('Anna upgrades mid-period: a one-off invoice for the difference, the grant grows at once')
-  act('[ ⬆️ Upgrade ]')
-  await tg.push(BOT_ID, tg.callback(anna, 'sub:upgrade'))
-  await tg.waitForSent(anna.id, /Choose the plan to upgrade to/)
+  section('Anna changes to the pro plan: a new subscription at its price, from the end of her paid time')
+  act('/plan')
+  await tg.push(BOT_ID, tg.command(anna, 'plan'))
+  await tg.waitForSent(anna.id, /Your plan/)
   await step()
-  act('[ Support, pro ]')
+  act('[ 🔁 Change plan ]')
+  await tg.push(BOT_ID, tg.callback(anna, 'sub:change'))
+  await tg.waitForSent(anna.id, /Choose the plan to change to/)
+  await step()
+  act('[ Support, pro — 900 ⭐ / 30 days ]')
   const mark = tg.mark()
-  await tg.push(BOT_ID, tg.callback(anna, `sub:up:pro:${planTermsHash(PRO)}`))
+  await tg.push(BOT_ID, tg.callback(anna, `sub:chg:pro:${planTermsHash(PRO)}`))
   const up = await tg.waitFor('createInvoiceLink', {}, { since: mark })
-  await tg.waitForSent(anna.id, /open the link below to pay the difference/)
+  await tg.waitForSent(anna.id, /Change to “Support, pro”/)
   await step()
   const upPayload = String(up.payload.payload)
-  const uq = tg.preCheckout(anna, { invoice_payload: upPayload, total_amount: 400 })
+  const uq = tg.preCheckout(anna, { invoice_payload: upPayload, total_amount: 900 })
   await tg.push(BOT_ID, uq)
   await tg.waitFor('answerPreCheckoutQuery', { pre_checkout_query_id: uq.pre_checkout_query!.id, ok: true })
-  out(`${'Telegram ▸ bot'.padEnd(20)}  successful_payment 400 ⭐ (one-off), charge “demo-up”`)
+  out(`${'Telegram ▸ bot'.padEnd(20)}  successful_payment 900 ⭐, is_first_recurring, charge “demo-pro-1”`)
   await tg.push(
     BOT_ID,
     tg.successfulPayment(anna, {
       invoice_payload: upPayload,
-      total_amount: 400,
-      telegram_payment_charge_id: 'demo-up',
+      total_amount: 900,
+      telegram_payment_charge_id: 'demo-pro-1',
+      subscription_expiration_date: Math.floor((Date.now() + 30 * DAY) / 1000),
+      is_recurring: true,
+      is_first_recurring: true,
     }),
   )
-  await tg.waitForSent(anna.id, /Upgraded/)
+  await tg.waitForSent(anna.id, /Change of plan paid/)
+  await tg.waitFor('editUserStarSubscription', {})
   await step()
 
   section('Anna checks /plan and cancels the renewal (access runs to the period end)')
@@ -219,8 +227,9 @@ async function script(w: World): Promise<void> {
   await tg.waitForSent(anna.id, /Your plan/)
   await step()
   act('[ ✖️ Cancel renewal ]')
+  const before = tg.mark()
   await tg.push(BOT_ID, tg.callback(anna, 'sub:cancel'))
-  await tg.waitFor('editUserStarSubscription', {})
+  await tg.waitFor('editUserStarSubscription', {}, { since: before })
   await tg.waitForSent(anna.id, /Renewal is cancelled/)
   await step()
 }

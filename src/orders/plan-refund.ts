@@ -3,7 +3,7 @@ import type { DeskRuntime } from '../config/load'
 import type { Trx } from '../db/database'
 import type { Outbox } from '../jobs/jobs'
 import { LedgerTx } from '../ledger/ledger.service'
-import { revokeConsultationAllowances } from './allowances'
+import { CONSULTATION_SCOPE, revokeConsultationAllowances } from './allowances'
 import { canTransition, moveOrder } from './order-state'
 import type { Order, Payment } from './orders.repository'
 import { editSubscriptionQueue } from './plan.jobs'
@@ -19,13 +19,15 @@ import { editSubscriptionQueue } from './plan.jobs'
  * - keep_used: what was used stays used; the unused rest of the refunded period and of any later one is voided (an
  *   `adjust` of granted, journaled); holds stay, so accepted questions are still answered; nothing new is admitted.
  *
- * Either way the renewal is cancelled with Telegram (a job). An upgrade's refund voids what the upgrade added, as
- * far as it is unused, and the plan goes back. Returns the policy applied (null when the payment is not a plan's).
+ * Either way the renewal is cancelled with Telegram (a job). A change of plan is a new subscription on the same
+ * consultation (src/subscriptions/payment.ts): while the other one still has time (the old plan's period running,
+ * or the new plan paid ahead), a refund acts on this subscription's own accounts only and leaves the consultation
+ * and the other subscription as they are. Returns the policy applied (null when the payment is not a plan's).
  */
 export type PlanRefundPolicy = 'revoke_now' | 'keep_used'
 
 export interface PlanRefund {
-  policy: PlanRefundPolicy | 'upgrade'
+  policy: PlanRefundPolicy
   released: number
   voided: number
 }
@@ -37,9 +39,7 @@ export async function applyPlanRefund(
   order: Order,
   p: Payment,
 ): Promise<PlanRefund | null> {
-  const kind = order.kind as string
-  if (kind === 'subscription_upgrade') return refundUpgrade(trx, desk, p)
-  if (kind !== 'subscription') return null
+  if ((order.kind as string) !== 'subscription') return null
   const sub = await trx
     .selectFrom('subscription')
     .selectAll()
@@ -53,13 +53,30 @@ export async function applyPlanRefund(
     .where('subscription_id', '=', sub.id)
     .where('charge_id', '=', p.telegram_payment_charge_id)
     .executeTakeFirst()
+  const link = await trx
+    .selectFrom('subscription_link')
+    .select('plan')
+    .where('order_id', '=', order.id)
+    .executeTakeFirst()
   const policy: PlanRefundPolicy =
-    desk.plans.find((x) => x.code === (period?.plan_code ?? sub.plan_code))?.refundPolicy ?? 'keep_used'
+    link?.plan.refundPolicy ??
+    desk.plans.find((x) => x.code === (period?.plan_code ?? sub.plan_code))?.refundPolicy ??
+    'keep_used'
   await trx
     .selectFrom('consultation')
     .select('id')
     .where('id', '=', sub.consultation_id)
     .forUpdate()
+    .executeTakeFirst()
+  // Another subscription on this consultation that still has time (a change of plan): only this one's accounts.
+  const other = await trx
+    .selectFrom('subscription as s')
+    .innerJoin('subscription_period as sp', 'sp.subscription_id', 's.id')
+    .select('s.id')
+    .where('s.consultation_id', '=', sub.consultation_id)
+    .where('s.id', '<>', sub.id)
+    .where('s.state', 'in', ['active', 'replaced'])
+    .where('sp.period_end', '>', sql<Date>`now()`)
     .executeTakeFirst()
 
   let voided = 0
@@ -85,6 +102,17 @@ export async function applyPlanRefund(
       })
       voided += unused
     }
+  }
+  if (other) {
+    const released = policy === 'revoke_now' ? await revokeOwnAccounts(trx, sub.id, sub.consultation_id) : 0
+    await trx
+      .updateTable('subscription')
+      .set({ state: 'refunded', refunded_at: sql`now()`, renewal_cancelled: true, updated_at: sql`now()` })
+      .where('id', '=', sub.id)
+      .execute()
+    if (canTransition(order.state, 'refunded')) await moveOrder(trx, order, 'refunded')
+    await outbox.send(editSubscriptionQueue, { subscriptionId: sub.id })
+    return { policy, released, voided }
   }
   const released = await revokeConsultationAllowances(
     trx,
@@ -112,44 +140,30 @@ export async function applyPlanRefund(
   return { policy, released, voided }
 }
 
-async function refundUpgrade(trx: Trx, desk: DeskRuntime, p: Payment): Promise<PlanRefund | null> {
-  const up = await trx
-    .selectFrom('subscription_upgrade')
-    .selectAll()
-    .where('bot_id', '=', desk.botId)
-    .where('charge_id', '=', p.telegram_payment_charge_id)
-    .executeTakeFirst()
-  if (!up) return null
-  const sub = await trx
-    .selectFrom('subscription')
-    .selectAll()
-    .where('id', '=', up.subscription_id)
-    .forUpdate()
-    .executeTakeFirstOrThrow()
-  const period = await trx
-    .selectFrom('subscription_period')
-    .selectAll()
-    .where('id', '=', up.period_id)
-    .executeTakeFirstOrThrow()
-  const a = await trx
-    .selectFrom('ledger_account')
-    .select(['id', 'granted', 'reserved', 'used'])
-    .where('id', '=', period.account_id)
-    .forUpdate()
-    .executeTakeFirstOrThrow()
-  const voided = Math.max(0, Math.min(up.d_granted, a.granted - a.reserved - a.used))
-  if (voided > 0)
-    await new LedgerTx(trx, 'allow', 0).adjust({
-      accountId: a.id,
-      dGranted: -voided,
-      note: `upgrade refunded: payment ${p.id}`,
-      requestId: `plan-refund:${p.id}:${a.id}`,
-    })
-  if (sub.plan_code === up.to_plan)
-    await trx
-      .updateTable('subscription')
-      .set({ plan_code: up.from_plan, updated_at: sql`now()` })
-      .where('id', '=', sub.id)
-      .execute()
-  return { policy: 'upgrade', released: 0, voided }
+/** revoke_now on one subscription of a shared consultation: its accounts (questions and drafts) stop, open holds on them are released. */
+async function revokeOwnAccounts(trx: Trx, subscriptionId: number, consultationId: number): Promise<number> {
+  const accounts = await trx
+    .selectFrom('ledger_account as a')
+    .innerJoin('subscription_period as sp', 'sp.period_start', 'a.period_start')
+    .select('a.id')
+    .where('sp.subscription_id', '=', subscriptionId)
+    .where('a.scope', '=', CONSULTATION_SCOPE)
+    .where('a.subject', '=', String(consultationId))
+    .orderBy('a.id')
+    .execute()
+  const l = new LedgerTx(trx, 'allow', 0)
+  for (const a of accounts) await l.setActive(a.id, false)
+  if (accounts.length === 0) return 0
+  const open = await trx
+    .selectFrom('ledger_reservation')
+    .select('request_id')
+    .where('state', '=', 'reserved')
+    .where(sql<boolean>`account_ids && ${sql.val(accounts.map((a) => a.id))}::bigint[]`)
+    .execute()
+  let released = 0
+  for (const r of open) {
+    const s = await l.release(r.request_id, { note: 'plan refunded' })
+    if (s.ok && !s.replayed) released++
+  }
+  return released
 }

@@ -87,13 +87,24 @@ async function appealNumbers(deps: Deps, v: DeskConsultationView) {
 
 /**
  * A subscription's current period for the card (the one holding now, else the latest; src/subscriptions), or
- * undefined for a one-off consultation.
+ * undefined for a one-off consultation. After a change of plan the consultation carries two subscriptions: the
+ * period's own one names the plan and its price.
  */
 async function planPeriod(deps: Deps, consultationId: number) {
   return deps.db
     .selectFrom('subscription as s')
     .innerJoin('subscription_period as p', 'p.subscription_id', 's.id')
-    .select(['s.plan_code', 's.state', 's.renewal_cancelled', 'p.number', 'p.period_start', 'p.period_end'])
+    .innerJoin('orders as o', 'o.id', 's.order_id')
+    .select([
+      's.plan_code',
+      's.state',
+      's.renewal_cancelled',
+      's.price_stars',
+      'o.title',
+      'p.number',
+      'p.period_start',
+      'p.period_end',
+    ])
     .where('s.consultation_id', '=', consultationId)
     .orderBy(sql`(p.period_start <= now() and now() < p.period_end)`, 'desc')
     .orderBy('p.number', 'desc')
@@ -106,7 +117,7 @@ export async function renderCard(deps: Deps, desk: DeskRuntime, v: DeskConsultat
   const lang = desk.defaultLanguage
   const zone = desk.schedule.timezone
   const t = (key: string, params?: Record<string, string | number>) => deps.i18n.t(lang, key, params)
-  const [client, appeals, acc, payments, dc, earlier] = await Promise.all([
+  const [client, appeals, acc, payments, dc, earlier, plan] = await Promise.all([
     findClient(deps.db, v.bot_id, v.user_id),
     listAppeals(deps.db, v.id),
     appealNumbers(deps, v),
@@ -121,6 +132,7 @@ export async function renderCard(deps: Deps, desk: DeskRuntime, v: DeskConsultat
       .orderBy('id', 'desc')
       .limit(10)
       .execute(),
+    planPeriod(deps, v.id),
   ])
   const open = appeals.filter((a) => a.state === 'open').length
   const left = acc
@@ -143,8 +155,8 @@ export async function renderCard(deps: Deps, desk: DeskRuntime, v: DeskConsultat
       username: client?.username ? ` (@${client.username})` : '',
       userId: String(v.user_id),
       language: client?.language_code ?? '—',
-      tariff: v.title,
-      price: v.price_stars,
+      tariff: plan?.title ?? v.title,
+      price: plan?.price_stars ?? v.price_stars,
       start: v.starts_at ? formatInstant(v.starts_at, zone, lang).split(' (')[0]! : '—',
       end: v.access_until ? formatInstant(v.access_until, zone, lang).split(' (')[0]! : '—',
       zone,
@@ -157,7 +169,6 @@ export async function renderCard(deps: Deps, desk: DeskRuntime, v: DeskConsultat
   ]
   const owner = await ownerLabel(deps.db, desk, v.id)
   lines.push(t('desk-card-owner', { owner: owner ?? t('desk-card-unassigned') }))
-  const plan = await planPeriod(deps, v.id)
   if (plan)
     lines.push(
       t('desk-card-plan', {

@@ -5,11 +5,12 @@ import type { Deps } from '../deps'
 import { dbNow } from '../orders/orders.repository'
 import { notify } from '../telegram/notify'
 import { formatDate } from '../time/format'
-import { findPlan, pickText } from './plans'
+import { changeStartsAt, findPlan, pickText } from './plans'
 import { editSubscriptionQueue } from './subscriptions.jobs'
 import {
   latestPeriod,
   latestSubscriptionOf,
+  linkOf,
   lockSubscription,
   periodAt,
   type Subscription,
@@ -17,14 +18,16 @@ import {
 
 /**
  * The subscriber's side after the purchase: /plan's numbers, Cancel renewal / Resume (Telegram told through the
- * outbox), a downgrade scheduled for the next renewal, and the lapse when no renewal arrived by the period's end plus
- * the grace.
+ * outbox), and the lapse when no renewal arrived by the period's end plus the grace. A change of plan is a new
+ * subscription (purchase.ts, payment.ts); until it starts /plan shows the running period and the plan paid next.
  */
 
 export interface PlanView {
   subscription: Subscription
+  /** The plan the subscription was sold with (its link's snapshot, else the config's plan of its code). */
+  planCode: string
   title: string
-  state: 'active' | 'lapsed' | 'refunded'
+  state: 'active' | 'lapsed' | 'refunded' | 'replaced'
   periodNumber: number
   periodStart: Date
   periodEnd: Date
@@ -33,8 +36,24 @@ export interface PlanView {
   held: number
   left: number
   renewalCancelled: boolean
-  nextPlanTitle: string | null
+  /** A change of plan paid, starting later: the plan, its start and its price per 30 days. */
+  next: { title: string; start: Date; price: number } | null
+  /** When a change of plan made now would start (plans.ts changeStartsAt: the end of the paid time, or now). */
+  changeStartsAt: Date
+  /** The end of the time paid for (the latest period of the latest subscription). */
+  paidUntil: Date
+  /** When Telegram charges next (the last charge's subscription_expiration_date, else the paid time's end). */
+  nextCharge: Date
   zone: string
+}
+
+async function soldPlan(deps: Deps, desk: DeskRuntime, sub: Subscription, lang: string) {
+  const link = await linkOf(deps.db, sub.order_id)
+  const plan = link?.plan ?? findPlan(desk, sub.plan_code)
+  return {
+    code: plan?.code ?? sub.plan_code,
+    title: plan ? pickText(plan.title, lang, desk.defaultLanguage) : sub.plan_code,
+  }
 }
 
 /** The numbers /plan shows: the current period's account (the one holding now, else the latest). */
@@ -44,19 +63,43 @@ export async function planView(
   userId: number,
   lang: string,
 ): Promise<PlanView | null> {
-  const sub = await latestSubscriptionOf(deps.db, desk.botId, userId)
-  if (!sub) return null
+  const latest = await latestSubscriptionOf(deps.db, desk.botId, userId)
+  if (!latest) return null
   const now = await dbNow(deps.db)
-  const period = await periodAt(deps.db, sub.id, now)
+  let sub = latest
+  let period = await periodAt(deps.db, sub.id, now)
   if (!period) return null
+  let next: PlanView['next'] = null
+  // A change paid ahead: the replaced subscription's period is the one running now.
+  if (latest.replaces !== null && period.period_start.getTime() > now.getTime()) {
+    const old = await deps.db
+      .selectFrom('subscription')
+      .selectAll()
+      .where('id', '=', latest.replaces)
+      .executeTakeFirst()
+    const oldPeriod = old ? await periodAt(deps.db, old.id, now) : undefined
+    if (old && oldPeriod && oldPeriod.period_end.getTime() > now.getTime()) {
+      next = {
+        title: (await soldPlan(deps, desk, latest, lang)).title,
+        start: period.period_start,
+        price: latest.price_stars,
+      }
+      sub = old
+      period = oldPeriod
+    }
+  }
   const acc = await deps.ledger.balance({ accountId: period.account_id })
-  const plan = findPlan(desk, sub.plan_code)
-  const next = sub.next_plan_code ? findPlan(desk, sub.next_plan_code) : undefined
+  const plan = await soldPlan(deps, desk, sub, lang)
   const zone = await clientZone(deps.db, desk, userId)
+  const paid = await latestPeriod(deps.db, latest.id)
   return {
-    subscription: sub,
-    title: plan ? pickText(plan.title, lang, desk.defaultLanguage) : sub.plan_code,
-    state: sub.state,
+    subscription: latest,
+    changeStartsAt: changeStartsAt(paid?.period_end ?? now, now),
+    paidUntil: paid?.period_end ?? period.period_end,
+    nextCharge: latest.expires_at ?? paid?.period_end ?? period.period_end,
+    planCode: (await soldPlan(deps, desk, latest, lang)).code,
+    title: plan.title,
+    state: latest.state,
     periodNumber: period.number,
     periodStart: period.period_start,
     periodEnd: period.period_end,
@@ -64,8 +107,8 @@ export async function planView(
     used: acc?.used ?? 0,
     held: acc?.reserved ?? 0,
     left: Math.max(0, acc?.available ?? 0),
-    renewalCancelled: sub.renewal_cancelled,
-    nextPlanTitle: next ? pickText(next.title, lang, desk.defaultLanguage) : null,
+    renewalCancelled: latest.renewal_cancelled,
+    next,
     zone,
   }
 }
@@ -121,26 +164,6 @@ export async function runEditSubscription(deps: Deps, job: { subscriptionId: num
     .executeTakeFirst()
   if (!sub) return
   await deps.api(sub.bot_id).editUserStarSubscription(sub.user_id, sub.first_charge_id, sub.renewal_cancelled)
-}
-
-export type PlanChange = { ok: true } | { ok: false; code: 'no-subscription' | 'plan-unknown' | 'same-plan' }
-
-/** A change of plan at the next renewal (a downgrade): recorded now, applied by the renewal's transaction. */
-export async function scheduleDowngrade(
-  deps: Deps,
-  desk: DeskRuntime,
-  userId: number,
-  planCode: string,
-): Promise<PlanChange> {
-  if (!findPlan(desk, planCode)) return { ok: false, code: 'plan-unknown' }
-  return deps.db.transaction().execute(async (trx): Promise<PlanChange> => {
-    const head = await latestSubscriptionOf(trx, desk.botId, userId)
-    const sub = head?.state === 'active' ? await lockSubscription(trx, head.id) : undefined
-    if (!sub) return { ok: false, code: 'no-subscription' }
-    if (sub.plan_code === planCode) return { ok: false, code: 'same-plan' }
-    await trx.updateTable('subscription').set({ next_plan_code: planCode }).where('id', '=', sub.id).execute()
-    return { ok: true }
-  })
 }
 
 export type LapseResult = 'lapsed' | 'moved' | 'not-active'

@@ -6,7 +6,6 @@ import type { PlanConfig } from '../config/schema'
 import { consultationActivatedQueue, jobId, scheduleWindowJobs } from '../consultations/consultations.jobs'
 import type { Deps } from '../deps'
 import { assignAtActivation } from '../experts/assign'
-import type { Outbox } from '../jobs/jobs'
 import { LedgerTx } from '../ledger/ledger.service'
 import { APPEALS_UNIT, CONSULTATION_SCOPE, DRAFTS_UNIT } from '../orders/allowances'
 import { canTransition, lockOrder, moveOrder } from '../orders/order-state'
@@ -18,33 +17,43 @@ import {
   lockConsultation,
   updateOrder,
 } from '../orders/orders.repository'
+import { XTR } from '../payments/pre-checkout'
 import { paymentRow, tellStaff } from '../payments/successful-payment'
 import { notify } from '../telegram/notify'
 import { formatDate } from '../time/format'
-import { graceMs, type PayCtx, type PlanPaymentOutcome, planOf, refreshPlanCard } from './pay-context'
-import { parsePlanPayload, SUBSCRIPTION_PERIOD_SECONDS } from './plans'
-import { SUBSCRIPTION_KIND, UPGRADE_KIND } from './purchase'
-import { subscriptionLapseQueue } from './subscriptions.jobs'
-import { latestPeriod, lockSubscriptionByOrder, type Subscription } from './subscriptions.repository'
-import { applyUpgrade } from './upgrade'
+import { refuseCharge } from './charge-refusal'
+import { graceMs, linkPlan, type PayCtx, type PlanPaymentOutcome, refreshPlanCard } from './pay-context'
+import { changeStartsAt, parsePlanPayload, periodEnd, pickText } from './plans'
+import { SUBSCRIPTION_KIND } from './purchase'
+import { scheduleLapse, scheduleReminder } from './renewal-jobs'
+import { editSubscriptionQueue, subscriptionCarryQueue } from './subscriptions.jobs'
+import {
+  latestPeriod,
+  linkOf,
+  lockSubscription,
+  lockSubscriptionByOrder,
+  type Subscription,
+} from './subscriptions.repository'
 
 export type { PlanPaymentOutcome } from './pay-context'
 
 /**
- * successful_payment of a plan's invoice (payload s:<order>) or of an upgrade (u:<order>). One transaction each:
- * the order row is locked first (every delivery of one subscription's charges queues there), the payment row is
- * inserted once per charge id (UNIQUE(bot_id, telegram_payment_charge_id)), then
- * - the first charge creates the subscription, its consultation (one forum topic for every period) and period 1
- *   with its own ledger account (granted = the plan's questions);
+ * successful_payment of a plan's link (payload s:<order>). One transaction each: the order row is locked first
+ * (every delivery of one subscription's charges queues there), the payment row is inserted once per charge id
+ * (UNIQUE(bot_id, telegram_payment_charge_id)), then
+ * - the charge is compared with the price fixed in the link (subscription_link, the subscription's price_stars): a
+ *   charge of another amount, or one for a subscription refunded or replaced, is kept as an overpayment, reported
+ *   to the staff (with Refund), counted, and grants nothing (charge-refusal.ts);
+ * - the first charge creates the subscription and period 1 with its own ledger account (granted = the questions
+ *   of the plan as sold); a change of plan (a link that replaces a subscription) continues on the old one's
+ *   consultation: its period 1 starts when the old paid time ends (plans.ts changeStartsAt), and the old
+ *   subscription is marked replaced and cancelled with Telegram (editUserStarSubscription, a job);
  * - a later charge (a renewal: is_recurring, a new charge id) creates the next period, starting at the previous
- *   period's end, with the carry-over of the old period's unused questions in the same transaction; holds of the
- *   old period stay pinned to it (the ledger pins a reservation to the account it was taken from);
- * - an upgrade changes the current period's grant (the plan's upgradeGrant) and the plan at once.
- * A redelivered charge finds its payment row and changes nothing: one period, one grant, one notification.
+ *   period's end, with the carry-over of the old period's unused questions; holds of the old period stay pinned to
+ *   it. A period paid ahead of its start gets its carry-over at the start (subscriptions.carry).
+ * Every period is exactly 30 days and is bought by exactly one charge of the subscription's price. A redelivered
+ * charge finds its payment row and changes nothing.
  */
-
-const DAY = 86_400_000
-
 export async function recordPlanPayment(
   deps: Deps,
   desk: DeskRuntime,
@@ -54,13 +63,12 @@ export async function recordPlanPayment(
   const pl = parsePlanPayload(sp.invoice_payload)
   return deps.jobs.transaction(deps.db, async (trx, outbox): Promise<PlanPaymentOutcome> => {
     const order = pl ? await lockOrder(trx, pl.orderId) : undefined
-    const kind = pl?.kind === 'upgrade' ? UPGRADE_KIND : SUBSCRIPTION_KIND
     const values = paymentRow(desk.botId, input.userId, sp)
     if (
       !order ||
       order.bot_id !== desk.botId ||
       order.user_id !== input.userId ||
-      (order.kind as string) !== kind
+      (order.kind as string) !== SUBSCRIPTION_KIND
     ) {
       const p = await insertPaymentOnce(trx, { ...values, order_id: null, kind: 'unmatched' })
       if (!p) return { status: 'duplicate' }
@@ -79,7 +87,7 @@ export async function recordPlanPayment(
         orderId: order.id,
         charge: p.telegram_payment_charge_id,
         amount: p.total_amount,
-        kind,
+        kind: SUBSCRIPTION_KIND,
         recurring: sp.is_recurring ?? false,
         firstRecurring: sp.is_first_recurring ?? false,
       },
@@ -92,56 +100,73 @@ export async function recordPlanPayment(
       deps,
       desk,
       order,
+      link: await linkOf(trx, order.id),
+      payment: p,
       paymentId: p.id,
       charge: p.telegram_payment_charge_id,
       now,
       expires,
     }
-    if (kind === UPGRADE_KIND) return applyUpgrade(ctx)
     const sub = await lockSubscriptionByOrder(trx, order.id)
-    if (sub?.state === 'refunded') {
-      // Refunded (its renewal was cancelled with Telegram): a charge arriving anyway grants nothing; an admin
-      // refunds it.
-      await tellStaff(deps, outbox, desk, p, 'admin-overpayment', {
-        order: String(order.id),
-        title: order.title,
-      })
-      await notify(outbox, {
-        botId: desk.botId,
-        chatId: input.userId,
-        lang: order.lang,
-        key: 'pay-overpaid',
-        params: { title: order.title, amount: p.total_amount, order: String(order.id) },
-        dedupeKey: `payment:${p.id}:client`,
-      })
-      return { status: 'overpayment' }
-    }
-    return sub ? renew(ctx, sub) : start(ctx)
+    if (!sub) return start(ctx)
+    // Refunded or replaced: its renewal was cancelled with Telegram; a charge arriving anyway grants nothing.
+    if (sub.state === 'refunded' || sub.state === 'replaced') return refuseCharge(ctx, 'ended', sub)
+    if (p.currency !== XTR || p.total_amount !== sub.price_stars) return refuseCharge(ctx, 'amount', sub)
+    return renew(ctx, sub)
   })
 }
 
 /** The consultation's access runs to the period's end plus the grace: the lapse instant. */
-function accessUntil(desk: DeskRuntime, periodEnd: Date): Date {
-  return new Date(periodEnd.getTime() + graceMs(desk))
+function accessUntil(desk: DeskRuntime, end: Date): Date {
+  return new Date(end.getTime() + graceMs(desk))
 }
 
 async function start(c: PayCtx): Promise<PlanPaymentOutcome> {
   const { trx, outbox, desk, order, now } = c
-  const plan = planOf(desk, order.tariff_code, order)
-  const end =
-    c.expires && c.expires.getTime() > now.getTime() + DAY
-      ? c.expires
-      : new Date(now.getTime() + SUBSCRIPTION_PERIOD_SECONDS * 1000)
+  const price = c.link?.price_stars ?? order.price_stars
+  if (c.payment.currency !== XTR || c.payment.total_amount !== price) return refuseCharge(c, 'amount')
+  const plan = linkPlan(desk, order, c.link)
+  // A change of plan: the subscription it replaces (its order first, then it, then the consultation: the lock
+  // order of its renewals).
+  let old: Subscription | undefined
+  let cons: Consultation | undefined
+  let startAt = now
+  if (c.link?.replaces_subscription_id) {
+    const head = await trx
+      .selectFrom('subscription')
+      .select(['order_id'])
+      .where('id', '=', c.link.replaces_subscription_id)
+      .executeTakeFirst()
+    if (head) await lockOrder(trx, head.order_id)
+    old = await lockSubscription(trx, c.link.replaces_subscription_id)
+    if (old?.state !== 'active' || old.replaced_by !== null) return refuseCharge(c, 'change-void')
+    cons = await lockConsultation(trx, old.consultation_id)
+    const last = await latestPeriod(trx, old.id)
+    if (!cons || !last) throw new Error(`subscription ${old.id}: no consultation or period`)
+    startAt = changeStartsAt(last.period_end, now)
+  }
+  const end = periodEnd(startAt)
   if (canTransition(order.state, 'active')) await moveOrder(trx, order, 'active')
   await updateOrder(trx, order.id, { paid_at: now })
-  const cons = await insertConsultation(trx, {
-    bot_id: desk.botId,
-    order_id: order.id,
-    user_id: order.user_id,
-    state: 'active',
-    starts_at: now,
-    access_until: accessUntil(desk, end),
-  })
+  let reopened = false
+  if (!cons) {
+    cons = await insertConsultation(trx, {
+      bot_id: desk.botId,
+      order_id: order.id,
+      user_id: order.user_id,
+      state: 'active',
+      starts_at: now,
+      access_until: accessUntil(desk, end),
+    })
+  } else {
+    reopened = cons.state !== 'active'
+    cons = await trx
+      .updateTable('consultation')
+      .set({ state: 'active', closed_at: null, access_until: accessUntil(desk, end), updated_at: now })
+      .where('id', '=', cons.id)
+      .returningAll()
+      .executeTakeFirstOrThrow()
+  }
   const sub = await trx
     .insertInto('subscription')
     .values({
@@ -150,6 +175,8 @@ async function start(c: PayCtx): Promise<PlanPaymentOutcome> {
       order_id: order.id,
       consultation_id: cons.id,
       plan_code: plan.code,
+      price_stars: price,
+      replaces: old?.id ?? null,
       terms_version: order.terms_version,
       first_charge_id: c.charge,
       last_charge_id: c.charge,
@@ -157,24 +184,65 @@ async function start(c: PayCtx): Promise<PlanPaymentOutcome> {
     })
     .returningAll()
     .executeTakeFirstOrThrow()
-  const period = await grantPeriod(c, sub, cons, plan, 1, now, end, false)
-  // Its owner and staff group (src/experts), as a one-off consultation gets them at activation.
-  await assignAtActivation(trx, outbox, desk, { id: cons.id, tariffCode: plan.code, title: order.title })
-  await outbox.send(consultationActivatedQueue, { consultationId: cons.id })
+  const period = await grantPeriod(c, sub, cons, plan, 1, startAt, end, old !== undefined)
+  if (old) {
+    await trx
+      .updateTable('subscription')
+      .set({
+        state: 'replaced',
+        replaced_by: sub.id,
+        replaced_at: now,
+        renewal_cancelled: true,
+        updated_at: now,
+      })
+      .where('id', '=', old.id)
+      .execute()
+    // The old subscription must not renew: Telegram is told once (unless the client had cancelled it already).
+    if (!old.renewal_cancelled) await outbox.send(editSubscriptionQueue, { subscriptionId: old.id })
+    await audit(trx, {
+      botId: desk.botId,
+      actorId: order.user_id,
+      action: 'subscription.replaced',
+      subjectType: 'subscription',
+      subjectId: old.id,
+      details: { by: sub.id, from: old.plan_code, to: plan.code, startsAt: startAt.toISOString() },
+    })
+    if (reopened) await outbox.send(consultationActivatedQueue, { consultationId: cons.id })
+    await refreshPlanCard(trx, outbox, cons.id)
+  } else {
+    // Its owner and staff group (src/experts), as a one-off consultation gets them at activation.
+    await assignAtActivation(trx, outbox, desk, { id: cons.id, tariffCode: plan.code, title: order.title })
+    await outbox.send(consultationActivatedQueue, { consultationId: cons.id })
+  }
   await scheduleWindowJobs(outbox, desk, cons)
   await scheduleLapse(outbox, sub.id, end, desk)
+  await scheduleReminder(outbox, sub.id, c.charge, c.expires ?? end)
   const zone = await clientZone(trx, desk, order.user_id)
+  const dates = { start: formatDate(startAt, zone, order.lang), end: formatDate(end, zone, order.lang) }
+  if (old) {
+    const from = linkPlan(desk, order, await linkOf(trx, old.order_id))
+    await notify(outbox, {
+      botId: desk.botId,
+      chatId: order.user_id,
+      lang: order.lang,
+      key: 'sub-changed',
+      params: {
+        title: order.title,
+        from: pickText(from.title, order.lang, desk.defaultLanguage),
+        questions: period.granted,
+        price,
+        ...dates,
+      },
+      dedupeKey: `subscription:${sub.id}:period:1`,
+    })
+    return { status: 'changed', subscriptionId: sub.id, replaced: old.id, startsAt: startAt }
+  }
   await notify(outbox, {
     botId: desk.botId,
     chatId: order.user_id,
     lang: order.lang,
     key: 'sub-started',
-    params: {
-      title: order.title,
-      questions: period.granted,
-      start: formatDate(now, zone, order.lang),
-      end: formatDate(end, zone, order.lang),
-    },
+    params: { title: order.title, questions: period.granted, ...dates },
     dedupeKey: `subscription:${sub.id}:period:1`,
   })
   return { status: 'started', subscriptionId: sub.id, periodNumber: 1 }
@@ -186,17 +254,13 @@ async function renew(c: PayCtx, sub: Subscription): Promise<PlanPaymentOutcome> 
   const last = await latestPeriod(trx, sub.id)
   if (!cons || !last) throw new Error(`subscription ${sub.id}: no consultation or period`)
   const startAt = last.period_end
-  const end =
-    c.expires && c.expires.getTime() > startAt.getTime() + DAY
-      ? c.expires
-      : new Date(startAt.getTime() + SUBSCRIPTION_PERIOD_SECONDS * 1000)
-  const plan = planOf(desk, sub.next_plan_code ?? sub.plan_code, order)
+  const end = periodEnd(startAt)
+  // What the charge pays for: the plan as sold in this subscription's link (its price was checked above).
+  const plan = linkPlan(desk, order, c.link)
   const period = await grantPeriod(c, sub, cons, plan, last.number + 1, startAt, end, true)
   await trx
     .updateTable('subscription')
     .set({
-      plan_code: plan.code,
-      next_plan_code: null,
       last_charge_id: c.charge,
       expires_at: c.expires,
       state: 'active',
@@ -205,27 +269,11 @@ async function renew(c: PayCtx, sub: Subscription): Promise<PlanPaymentOutcome> 
     })
     .where('id', '=', sub.id)
     .execute()
-  if (plan.code !== order.tariff_code)
-    await trx
-      .updateTable('orders')
-      .set({
-        tariff_code: plan.code,
-        appeals: plan.questions,
-        drafts: plan.drafts,
-        sla_minutes: Math.round(plan.slaBusinessHours * 60),
-      })
-      .where('id', '=', order.id)
-      .execute()
   // A renewal after the lapse closed the window: the consultation and its order are open again.
   const reopened = cons.state !== 'active'
   const updated = await trx
     .updateTable('consultation')
-    .set({
-      state: 'active',
-      closed_at: null,
-      access_until: accessUntil(desk, end),
-      updated_at: now,
-    })
+    .set({ state: 'active', closed_at: null, access_until: accessUntil(desk, end), updated_at: now })
     .where('id', '=', cons.id)
     .returningAll()
     .executeTakeFirstOrThrow()
@@ -235,18 +283,21 @@ async function renew(c: PayCtx, sub: Subscription): Promise<PlanPaymentOutcome> 
   }
   await scheduleWindowJobs(outbox, desk, updated)
   await scheduleLapse(outbox, sub.id, end, desk)
+  await scheduleReminder(outbox, sub.id, c.charge, c.expires ?? end)
   await refreshPlanCard(trx, outbox, cons.id)
   const zone = await clientZone(trx, desk, order.user_id)
   await notify(outbox, {
     botId: desk.botId,
     chatId: order.user_id,
     lang: order.lang,
-    key: 'sub-renewed',
+    // Paid ahead (after a change of plan): the carry-over comes at the period's start, not now.
+    key: period.carryLater === null ? 'sub-renewed' : 'sub-renewed-ahead',
     params: {
       title: order.title,
       number: period.number,
       questions: period.granted,
       carried: period.carried,
+      max: period.carryLater ?? 0,
       start: formatDate(startAt, zone, order.lang),
       end: formatDate(end, zone, order.lang),
     },
@@ -255,7 +306,12 @@ async function renew(c: PayCtx, sub: Subscription): Promise<PlanPaymentOutcome> 
   return { status: 'renewed', subscriptionId: sub.id, periodNumber: period.number, carried: period.carried }
 }
 
-/** The period's row and its ledger accounts (questions with the plan's carry-over; AI drafts without). */
+/**
+ * The period's row and its ledger accounts (questions with the plan's carry-over; AI drafts without). The
+ * carry-over moves at the charge when the period starts by then; a period paid ahead (a change of plan and its
+ * renewals, whose charges come before the periods they buy) gets it at its start, so the running period keeps its
+ * questions to its end.
+ */
 async function grantPeriod(
   c: PayCtx,
   sub: Subscription,
@@ -264,11 +320,12 @@ async function grantPeriod(
   number: number,
   startAt: Date,
   end: Date,
-  renewal: boolean,
-): Promise<{ number: number; granted: number; carried: number }> {
+  carry: boolean,
+): Promise<{ number: number; granted: number; carried: number; carryLater: number | null }> {
   const l = new LedgerTx(c.trx, 'allow', 0)
   const carryOver =
-    renewal && plan.carryOver !== 'none' ? { kind: 'capped' as const, max: plan.carryOver.capped } : undefined
+    carry && plan.carryOver !== 'none' ? { kind: 'capped' as const, max: plan.carryOver.capped } : undefined
+  const ahead = sub.replaces !== null && startAt.getTime() > c.now.getTime()
   const g = await l.grant({
     requestId: `subscription:${sub.id}:period:${number}:${APPEALS_UNIT}`,
     scope: CONSULTATION_SCOPE,
@@ -278,7 +335,7 @@ async function grantPeriod(
     periodEnd: end,
     amount: plan.questions,
     timeZone: c.desk.schedule.timezone,
-    ...(carryOver ? { carryOver } : {}),
+    ...(carryOver && !ahead ? { carryOver } : {}),
   })
   if (!g.ok) throw new Error(`subscription ${sub.id}: period ${number} grant refused (${g.reason})`)
   const d = await l.grant({
@@ -308,17 +365,16 @@ async function grantPeriod(
       carried: g.carried,
     })
     .execute()
-  return { number, granted: g.amount + g.carried, carried: g.carried }
-}
-
-async function scheduleLapse(outbox: Outbox, subscriptionId: number, end: Date, desk: DeskRuntime) {
-  const periodEnd = end.toISOString()
-  await outbox.send(
-    subscriptionLapseQueue,
-    { subscriptionId, periodEnd },
-    {
-      startAfter: new Date(end.getTime() + graceMs(desk)),
-      id: jobId(`subscriptions.lapse:${subscriptionId}:${periodEnd}`),
-    },
-  )
+  if (carryOver && ahead)
+    await c.outbox.send(
+      subscriptionCarryQueue,
+      { subscriptionId: sub.id, number },
+      { startAfter: startAt, id: jobId(`subscriptions.carry:${sub.id}:${number}`) },
+    )
+  return {
+    number,
+    granted: g.amount + g.carried,
+    carried: g.carried,
+    carryLater: carryOver && ahead ? carryOver.max : null,
+  }
 }

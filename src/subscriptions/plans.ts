@@ -22,49 +22,42 @@ export function pickText(t: Partial<Record<string, string>>, lang: string, fallb
   return t[lang] ?? t[fallback] ?? Object.values(t)[0] ?? ''
 }
 
-/** "s:<order>": a subscription purchase; "u:<order>": a one-off upgrade of a subscription's current period. */
-const PAYLOAD = /^([su]):([1-9]\d{0,15})$/
+/** "s:<order>": the link of a subscription (a first purchase, or a change of plan: a new subscription). */
+const PAYLOAD = /^s:([1-9]\d{0,15})$/
 
-export type PlanPayload = { kind: 'subscribe' | 'upgrade'; orderId: number }
+export type PlanPayload = { kind: 'subscribe'; orderId: number }
 
 export function subscriptionPayload(orderId: number): string {
   return `s:${orderId}`
-}
-export function upgradePayload(orderId: number): string {
-  return `u:${orderId}`
 }
 
 export function parsePlanPayload(payload: string): PlanPayload | undefined {
   const m = PAYLOAD.exec(payload)
   if (!m) return undefined
-  const id = Number(m[2])
+  const id = Number(m[1])
   if (!Number.isSafeInteger(id)) return undefined
-  return { kind: m[1] === 's' ? 'subscribe' : 'upgrade', orderId: id }
+  return { kind: 'subscribe', orderId: id }
 }
 
-/** Questions granted for the rest of a period when upgrading from `from` to `to` (the plan's upgradeGrant). */
-export function upgradeDelta(
-  from: PlanConfig,
-  to: PlanConfig,
-  currentGranted: number,
-  period: { start: Date; end: Date },
-  now: Date,
-): number {
-  const diff = to.questions - from.questions
-  switch (to.upgradeGrant) {
-    case 'full':
-      return Math.max(0, to.questions - currentGranted)
-    case 'difference':
-      return Math.max(0, diff)
-    case 'prorate': {
-      const total = period.end.getTime() - period.start.getTime()
-      const left = Math.max(0, period.end.getTime() - now.getTime())
-      return Math.max(0, Math.ceil((diff * left) / total))
-    }
-  }
+/**
+ * The rule of a change of plan (issue 22), the one place it is decided: a Star subscription's price is fixed in its
+ * link, so a change (bigger or smaller) is a new subscription at the new plan's price. Its first charge buys the new
+ * plan's first 30 days, which start when the time already paid ends (the end of the current period, or of a renewal
+ * paid after the link was made), never earlier and never later: no day is paid twice and there is no gap. Paid
+ * after the current period's end (in the grace), the new plan starts at the payment. Every later charge buys the next
+ * 30 days. Unused questions move into the new plan's first period as at a renewal (the new plan's carry-over).
+ */
+export function changeStartsAt(paidUntil: Date, now: Date): Date {
+  return paidUntil.getTime() > now.getTime() ? paidUntil : now
 }
 
-/** Stars for an upgrade: the price difference (at least 1). */
-export function upgradePrice(from: PlanConfig, to: PlanConfig): number {
-  return Math.max(1, to.priceStars - from.priceStars)
+/** Each charge buys exactly one period of 30 days from its start. */
+export function periodEnd(start: Date): Date {
+  return new Date(start.getTime() + SUBSCRIPTION_PERIOD_SECONDS * 1000)
+}
+
+/** When Telegram will charge next (the payment's subscription_expiration_date), else the period's end. */
+export const REMINDER_BEFORE_MS = 24 * 3600_000
+export function reminderAt(nextCharge: Date): Date {
+  return new Date(nextCharge.getTime() - REMINDER_BEFORE_MS)
 }

@@ -8,20 +8,22 @@ import { dbNow, insertOrder, type Order } from '../orders/orders.repository'
 import type { PreCheckoutRefusal } from '../payments/pre-checkout'
 import { XTR } from '../payments/pre-checkout'
 import {
+  changeStartsAt,
   findPlan,
   parsePlanPayload,
   pickText,
   planTermsHash,
   subscriptionPayload,
-  upgradePayload,
-  upgradePrice,
 } from './plans'
-import { activeSubscriptionOf } from './subscriptions.repository'
+import { activeSubscriptionOf, latestPeriod, linkOf, lockSubscription } from './subscriptions.repository'
 
 /**
- * Choosing a plan: an order of kind `subscription` (or `subscription_upgrade`) that pins the plan's terms version,
- * then the invoice link (the bot asks Telegram for it outside any transaction). The pre-checkout of a plan's link
- * checks the order; nothing is granted before successful_payment.
+ * Choosing a plan: an order of kind `subscription` and its link row (subscription_link: the price the link will
+ * charge at every renewal and the plan as sold), then the invoice link (the bot asks Telegram for it outside any
+ * transaction). A change of plan is the same: a new subscription at the new plan's full price whose link names the
+ * subscription it replaces and the end of its paid time, when the new plan starts (plans.ts changeStartsAt). The
+ * pre-checkout checks the order and that what the offer said still holds; nothing is granted before
+ * successful_payment.
  */
 
 export type PlanOrderRefusal =
@@ -31,14 +33,21 @@ export type PlanOrderRefusal =
   | 'banned'
   | 'already-subscribed'
   | 'not-subscribed'
-  | 'not-an-upgrade'
+  | 'same-plan'
 
 export type PlanOrderResult =
-  | { ok: true; order: Order; plan: PlanConfig; payload: string; amount: number }
+  | {
+      ok: true
+      order: Order
+      plan: PlanConfig
+      payload: string
+      amount: number
+      /** A change of plan: the plan it replaces and when the new one starts. */
+      change?: { from: PlanConfig; startsAt: Date }
+    }
   | { ok: false; code: PlanOrderRefusal }
 
 export const SUBSCRIPTION_KIND = 'subscription'
-export const UPGRADE_KIND = 'subscription_upgrade'
 
 export async function createPlanOrder(
   deps: Deps,
@@ -49,7 +58,7 @@ export async function createPlanOrder(
     terms: string
     lang: string
     updateId: number
-    kind: 'subscribe' | 'upgrade'
+    kind: 'subscribe' | 'change'
   },
 ): Promise<PlanOrderResult> {
   const plan = findPlan(desk, input.planCode)
@@ -58,23 +67,35 @@ export async function createPlanOrder(
   return deps.db.transaction().execute(async (trx): Promise<PlanOrderResult> => {
     if (!(await claimUpdate(trx, desk.botId, input.updateId))) return { ok: false, code: 'duplicate' }
     if (await isClientBanned(trx, desk.botId, input.from.id)) return { ok: false, code: 'banned' }
-    const sub = await activeSubscriptionOf(trx, desk.botId, input.from.id)
-    let price = plan.priceStars
+    const head = await activeSubscriptionOf(trx, desk.botId, input.from.id)
+    const sub = head ? await lockSubscription(trx, head.id) : undefined
     if (input.kind === 'subscribe' && sub) return { ok: false, code: 'already-subscribed' }
-    if (input.kind === 'upgrade') {
-      if (!sub) return { ok: false, code: 'not-subscribed' }
-      const from = findPlan(desk, sub.plan_code)
-      if (!from || plan.questions <= from.questions || plan.priceStars <= from.priceStars)
-        return { ok: false, code: 'not-an-upgrade' }
-      price = upgradePrice(from, plan)
+    let change: { from: PlanConfig; startsAt: Date; paidUntil: Date; subscriptionId: number } | undefined
+    if (input.kind === 'change') {
+      const last = sub ? await latestPeriod(trx, sub.id) : undefined
+      if (sub?.state !== 'active' || !last) return { ok: false, code: 'not-subscribed' }
+      const fromOrder = await trx
+        .selectFrom('orders')
+        .selectAll()
+        .where('id', '=', sub.order_id)
+        .executeTakeFirstOrThrow()
+      const link = await linkOf(trx, sub.order_id)
+      if ((link?.plan_code ?? sub.plan_code) === plan.code) return { ok: false, code: 'same-plan' }
+      const from = link?.plan ?? findPlan(desk, sub.plan_code)
+      change = {
+        from: from ?? { ...plan, code: sub.plan_code, title: { en: fromOrder.title } },
+        startsAt: changeStartsAt(last.period_end, await dbNow(trx)),
+        paidUntil: last.period_end,
+        subscriptionId: sub.id,
+      }
     }
     const order = await insertOrder(trx, {
       bot_id: desk.botId,
       user_id: input.from.id,
-      kind: input.kind === 'subscribe' ? SUBSCRIPTION_KIND : UPGRADE_KIND,
+      kind: SUBSCRIPTION_KIND,
       tariff_code: plan.code,
       title: pickText(plan.title, input.lang, desk.defaultLanguage).slice(0, 32),
-      price_stars: price,
+      price_stars: plan.priceStars,
       window_minutes: 30 * 24 * 60,
       appeals: plan.questions,
       drafts: plan.drafts,
@@ -85,16 +106,37 @@ export async function createPlanOrder(
       terms_version: plan.terms.version,
       lang: input.lang,
     })
-    const payload = input.kind === 'subscribe' ? subscriptionPayload(order.id) : upgradePayload(order.id)
-    return { ok: true, order, plan, payload, amount: price }
+    await trx
+      .insertInto('subscription_link')
+      .values({
+        order_id: order.id,
+        bot_id: desk.botId,
+        plan_code: plan.code,
+        price_stars: plan.priceStars,
+        plan: JSON.stringify(plan),
+        replaces_subscription_id: change?.subscriptionId ?? null,
+        paid_until: change?.paidUntil ?? null,
+      })
+      .execute()
+    return {
+      ok: true,
+      order,
+      plan,
+      payload: subscriptionPayload(order.id),
+      amount: plan.priceStars,
+      ...(change ? { change: { from: change.from, startsAt: change.startsAt } } : {}),
+    }
   })
 }
 
 export type PlanPreCheckout =
   | { ok: true }
-  | { ok: false; code: PreCheckoutRefusal; params?: Record<string, string | number> }
+  | { ok: false; code: PreCheckoutRefusal | 'plan-changed'; params?: Record<string, string | number> }
 
-/** The pre-checkout of a plan's invoice: the order is this payer's, unpaid, the price and the plan still stand. */
+/**
+ * The pre-checkout of a plan's link: the order is this payer's, unpaid, the price and the plan still stand; a
+ * change of plan still replaces an active subscription whose paid time ends where the offer said.
+ */
 export async function decidePlanPreCheckout(
   deps: Deps,
   desk: DeskRuntime,
@@ -104,22 +146,29 @@ export async function decidePlanPreCheckout(
   if (!pl) return { ok: false, code: 'order-unknown' }
   const order = await deps.db.selectFrom('orders').selectAll().where('id', '=', pl.orderId).executeTakeFirst()
   if (!order || order.bot_id !== desk.botId) return { ok: false, code: 'order-unknown' }
-  const kind = pl.kind === 'subscribe' ? SUBSCRIPTION_KIND : UPGRADE_KIND
-  if ((order.kind as string) !== kind) return { ok: false, code: 'order-unknown' }
+  if ((order.kind as string) !== SUBSCRIPTION_KIND) return { ok: false, code: 'order-unknown' }
   if (order.user_id !== q.fromId) return { ok: false, code: 'order-foreign' }
   if (q.currency !== XTR) return { ok: false, code: 'wrong-currency' }
-  if (q.totalAmount !== order.price_stars)
-    return { ok: false, code: 'wrong-amount', params: { amount: order.price_stars } }
+  const link = await linkOf(deps.db, order.id)
+  const price = link?.price_stars ?? order.price_stars
+  if (q.totalAmount !== price) return { ok: false, code: 'wrong-amount', params: { amount: price } }
   if (order.state === 'cancelled') return { ok: false, code: 'order-expired' }
   if (order.state !== 'created') return { ok: false, code: 'order-paid' }
   const plan = findPlan(desk, order.tariff_code)
   if (!plan || plan.terms.version !== order.terms_version)
     return { ok: false, code: 'tariff-unavailable', params: { title: order.title } }
   if (await isClientBanned(deps.db, desk.botId, q.fromId)) return { ok: false, code: 'banned' }
-  if (pl.kind === 'upgrade') {
-    const sub = await activeSubscriptionOf(deps.db, desk.botId, q.fromId)
-    if (!sub) return { ok: false, code: 'tariff-unavailable', params: { title: order.title } }
-  }
+  const active = await activeSubscriptionOf(deps.db, desk.botId, q.fromId)
+  if (link?.replaces_subscription_id) {
+    const last = active ? await latestPeriod(deps.db, active.id) : undefined
+    if (
+      active?.id !== link.replaces_subscription_id ||
+      !last ||
+      !link.paid_until ||
+      last.period_end.getTime() !== link.paid_until.getTime()
+    )
+      return { ok: false, code: 'plan-changed' }
+  } else if (active) return { ok: false, code: 'plan-changed' }
   const now = await dbNow(deps.db)
   if (now.getTime() - order.created_at.getTime() > 24 * 3600_000) return { ok: false, code: 'order-expired' }
   return { ok: true }

@@ -11,3 +11,28 @@ export { editSubscriptionQueue } from '../orders/plan.jobs'
 export const subscriptionLapseQueue = defineQueue<{ subscriptionId: number; periodEnd: string }>(
   'subscriptions.lapse',
 )
+
+/**
+ * A period paid ahead of its start (a change of plan starts when the old paid time ends, so its charges arrive
+ * before the periods they buy): at the period's start the unused questions of the period before move in, by the
+ * plan's carry-over, once (the ledger's grant request id).
+ */
+export const subscriptionCarryQueue = defineQueue<{ subscriptionId: number; number: number }>(
+  'subscriptions.carry',
+)
+
+/**
+ * A day before Telegram charges the next renewal: the client is told when and how much, with Cancel renewal. Keyed
+ * by the charge that scheduled it: a later charge, a cancelled renewal, a change of plan or a lapse make it a no-op.
+ */
+export const subscriptionReminderQueue = defineQueue<{ subscriptionId: number; charge: string }>(
+  'subscriptions.remind',
+)
+
+/**
+ * A first charge that grants nothing (its amount is not the link's price, or the change it pays is void): its Star
+ * subscription is cancelled with Telegram so it does not renew (there is no subscription row to ask the wish of).
+ */
+export const cancelChargeQueue = defineQueue<{ botId: number; userId: number; charge: string }>(
+  'subscriptions.cancel-charge',
+)

@@ -4,6 +4,7 @@ import type { SubscriptionTables } from './subscriptions.tables'
 
 export type Subscription = Selectable<SubscriptionTables['subscription']>
 export type SubscriptionPeriod = Selectable<SubscriptionTables['subscription_period']>
+export type SubscriptionLink = Selectable<SubscriptionTables['subscription_link']>
 
 type Q = Db | Trx
 
@@ -75,4 +76,9 @@ export function periodsOf(q: Q, subscriptionId: number) {
     .where('subscription_id', '=', subscriptionId)
     .orderBy('number')
     .execute()
+}
+
+/** The link (price and plan as sold) of a plan's order. */
+export function linkOf(q: Q, orderId: number): Promise<SubscriptionLink | undefined> {
+  return q.selectFrom('subscription_link').selectAll().where('order_id', '=', orderId).executeTakeFirst()
 }

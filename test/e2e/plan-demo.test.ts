@@ -40,7 +40,7 @@ function runDemo(
 }
 
 describe('npm run demo:plan', () => {
-  it('plays a support plan offline (subscribe, ask, renewal, upgrade, cancel) and exits 0', {
+  it('plays a support plan offline (subscribe, ask, renewal, change of plan, cancel) and exits 0', {
     timeout: 120_000,
   }, async () => {
     const r = await runDemo()
@@ -52,10 +52,10 @@ describe('npm run demo:plan', () => {
       /bot ▸ staff group +🗂 new topic “🟢 Anna · Support, basic · #1 · 👤 Ed”/,
       /bot ▸ Anna +✅ Question #1 accepted/,
       /bot ▸ Anna +🔄 “Support, basic” renewed: period 2, .*5 questions \(2 carried over\)/,
-      /bot ▸ Telegram +createInvoiceLink “Support, pro” 400 ⭐ \(one-off\)/,
-      /bot ▸ Anna +⬆️ Upgraded to “Support, pro”: 3 questions added to this period/,
-      /Questions: 0 used, 0 awaiting an answer, 8 of 8 left\./,
-      /bot ▸ Telegram +editUserStarSubscription\(is_canceled: true\)/,
+      /bot ▸ Telegram +createInvoiceLink “Support, pro” 900 ⭐, subscription_period 2592000/,
+      /bot ▸ Anna +🔁 Change of plan paid: “Support, pro”, 900 ⭐ every 30 days/,
+      /bot ▸ Telegram +editUserStarSubscription\(is_canceled: true\)[\s\S]*editUserStarSubscription\(is_canceled: true\)/,
+      /Questions: 0 used, 0 awaiting an answer, 5 of 5 left\.\nNext renewal: .*\nFrom .*: “Support, pro”, 900 ⭐ per 30 days, already paid/,
       /bot ▸ Anna +Renewal is cancelled/,
       /demo finished in [\d.]+ s/,
     ])

@@ -23,14 +23,13 @@ export function plan(init: Partial<PlanConfig> & Pick<PlanConfig, 'code'>): Plan
     features: { attachments: true, prioritySla: false, transcriptExport: true },
     carryOver: 'none',
     refundPolicy: 'keep_used',
-    upgradeGrant: 'difference',
     terms: { version: `${init.code}-v1`, text: { ru: 'Условия плана.', en: 'Plan terms.' } },
     ...init,
   }
 }
 
 export const BASIC = plan({ code: 'basic', priceStars: 500, questions: 3, carryOver: { capped: 2 } })
-export const PRO = plan({ code: 'pro', priceStars: 900, questions: 6, upgradeGrant: 'difference' })
+export const PRO = plan({ code: 'pro', priceStars: 900, questions: 6 })
 export const NOFILES = plan({
   code: 'nofiles',
   priceStars: 300,

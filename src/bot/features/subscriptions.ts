@@ -4,11 +4,11 @@ import type { DeskRuntime } from '../../config/load'
 import type { PlanConfig } from '../../config/schema'
 import type { Deps } from '../../deps'
 import { XTR } from '../../payments/pre-checkout'
-import { planView, scheduleDowngrade, setRenewal } from '../../subscriptions/lifecycle'
+import { planView, setRenewal } from '../../subscriptions/lifecycle'
 import { recordPlanPayment } from '../../subscriptions/payment'
 import {
-  findPlan,
   parsePlanPayload,
+  periodEnd,
   pickText,
   planTermsHash,
   SUBSCRIPTION_PERIOD_SECONDS,
@@ -21,11 +21,12 @@ import { supportedLanguage } from '../i18n'
 /**
  * Support plans paid by a Stars subscription (src/subscriptions): /plan (the plans with their terms before payment,
  * or the subscriber's period and numbers), Subscribe (an order and a subscription invoice link on a button: Telegram
- * sells subscriptions only through links), Upgrade (a one-off link for the difference), Change plan at renewal,
- * Cancel renewal / Resume. Payments of plan invoices (payload s:/u:) are routed here by the payments feature.
+ * sells subscriptions only through links), Change plan (a new subscription at the other plan's price, offered with
+ * its start and the rule before its link; src/subscriptions/plans.ts changeStartsAt), Cancel renewal / Resume (also
+ * on the renewal reminder). Payments of plan links (payload s:) are routed here by the payments feature.
  *
- * Callback data: sub:list | sub:buy:<code>:<terms hash> | sub:cancel | sub:resume | sub:upgrade |
- * sub:up:<code>:<terms hash> | sub:change | sub:down:<code>
+ * Callback data: sub:list | sub:buy:<code>:<terms hash> | sub:cancel | sub:resume | sub:change |
+ * sub:chg:<code>:<terms hash>
  */
 export const subscriptionsFeature = new Composer<BotContext>()
 const priv = subscriptionsFeature.chatType('private')
@@ -85,6 +86,7 @@ function planCard(ctx: BotContext, p: PlanConfig): string {
       : ctx.t('plan-card-carry-capped', { max: p.carryOver.capped }),
   )
   lines.push(ctx.t(`plan-card-refund-${p.refundPolicy}`))
+  lines.push(ctx.t('plan-card-change'))
   lines.push(ctx.t('plan-card-terms', { version: p.terms.version }))
   lines.push(pickText(p.terms.text, lang, d))
   return lines.join('\n')
@@ -125,13 +127,21 @@ async function showPlan(ctx: BotContext): Promise<void> {
       total: v.granted,
     }),
     v.renewalCancelled
-      ? ctx.t('plan-view-cancelled', { end: formatDate(v.periodEnd, v.zone, ctx.lang) })
-      : ctx.t('plan-view-renews', { end: formatDate(v.periodEnd, v.zone, ctx.lang) }),
+      ? ctx.t('plan-view-cancelled', { end: formatDate(v.paidUntil, v.zone, ctx.lang) })
+      : ctx.t('plan-view-renews', {
+          end: formatDate(v.nextCharge, v.zone, ctx.lang),
+          price: v.subscription.price_stars,
+        }),
   ]
-  if (v.nextPlanTitle) lines.push(ctx.t('plan-view-next', { title: v.nextPlanTitle }))
+  if (v.next)
+    lines.push(
+      ctx.t('plan-view-next', {
+        title: v.next.title,
+        start: formatDate(v.next.start, v.zone, ctx.lang),
+        price: v.next.price,
+      }),
+    )
   const kb = new InlineKeyboard()
-    .text(ctx.t('plan-btn-upgrade'), 'sub:upgrade')
-    .row()
     .text(ctx.t('plan-btn-change'), 'sub:change')
     .row()
     .text(
@@ -147,7 +157,7 @@ priv.callbackQuery('sub:list', async (ctx) => {
   await showPlans(ctx)
 })
 
-async function sendLink(ctx: BotContext, kind: 'subscribe' | 'upgrade', code: string, terms: string) {
+async function sendLink(ctx: BotContext, kind: 'subscribe' | 'change', code: string, terms: string) {
   const r = await createPlanOrder(ctx.deps, ctx.desk, {
     from: ctx.from!,
     planCode: code,
@@ -162,14 +172,18 @@ async function sendLink(ctx: BotContext, kind: 'subscribe' | 'upgrade', code: st
     return
   }
   await ctx.answerCallbackQuery()
-  const title = pickText(r.plan.title, ctx.lang, ctx.desk.defaultLanguage).slice(0, 32)
-  const description = ctx
-    .t(kind === 'subscribe' ? 'plan-invoice-description' : 'plan-upgrade-description', {
-      questions: r.plan.questions,
-      terms: r.plan.terms.version,
-    })
-    .slice(0, 255)
+  const lang = ctx.lang
+  const d = ctx.desk.defaultLanguage
+  const title = pickText(r.plan.title, lang, d).slice(0, 32)
+  const zone = (await planView(ctx.deps, ctx.desk, ctx.from!.id, lang))?.zone ?? ctx.desk.schedule.timezone
+  const start = r.change ? formatDate(r.change.startsAt, zone, lang) : ''
+  const description = (
+    r.change
+      ? ctx.t('plan-change-description', { questions: r.plan.questions, start, terms: r.plan.terms.version })
+      : ctx.t('plan-invoice-description', { questions: r.plan.questions, terms: r.plan.terms.version })
+  ).slice(0, 255)
   // Outside any transaction: the order is committed; a link that fails to come is asked for again by the button.
+  // Every plan link is a subscription (30 days, the price fixed here: what each renewal charges).
   const link = await ctx.api.createInvoiceLink(
     title,
     description,
@@ -177,23 +191,28 @@ async function sendLink(ctx: BotContext, kind: 'subscribe' | 'upgrade', code: st
     '',
     XTR,
     [{ label: title, amount: r.amount }],
-    {
-      ...(kind === 'subscribe' ? { subscription_period: SUBSCRIPTION_PERIOD_SECONDS } : {}),
-    },
+    { subscription_period: SUBSCRIPTION_PERIOD_SECONDS },
   )
-  await ctx.reply(
-    ctx.t(kind === 'subscribe' ? 'plan-link' : 'plan-upgrade-link', { title, price: r.amount }),
-    {
-      reply_markup: new InlineKeyboard().url(ctx.t('plan-btn-pay', { price: r.amount }), link),
-    },
-  )
+  const text = r.change
+    ? ctx.t('plan-change-offer', {
+        title,
+        price: r.amount,
+        from: pickText(r.change.from.title, lang, d),
+        start,
+        end: formatDate(periodEnd(r.change.startsAt), zone, lang),
+        carry: r.plan.carryOver === 'none' ? 0 : r.plan.carryOver.capped,
+      })
+    : ctx.t('plan-link', { title, price: r.amount })
+  await ctx.reply(text, {
+    reply_markup: new InlineKeyboard().url(ctx.t('plan-btn-pay', { price: r.amount }), link),
+  })
 }
 
 priv.callbackQuery(/^sub:buy:([a-z0-9_-]{1,32}):([A-Za-z0-9_-]{8})$/, (ctx) =>
   sendLink(ctx, 'subscribe', ctx.match[1]!, ctx.match[2]!),
 )
-priv.callbackQuery(/^sub:up:([a-z0-9_-]{1,32}):([A-Za-z0-9_-]{8})$/, (ctx) =>
-  sendLink(ctx, 'upgrade', ctx.match[1]!, ctx.match[2]!),
+priv.callbackQuery(/^sub:chg:([a-z0-9_-]{1,32}):([A-Za-z0-9_-]{8})$/, (ctx) =>
+  sendLink(ctx, 'change', ctx.match[1]!, ctx.match[2]!),
 )
 
 priv.callbackQuery(/^sub:(cancel|resume)$/, async (ctx) => {
@@ -206,31 +225,18 @@ priv.callbackQuery(/^sub:(cancel|resume)$/, async (ctx) => {
   await ctx.reply(ctx.t(cancel ? 'plan-cancelled' : 'plan-resumed', { end }))
 })
 
-priv.callbackQuery(/^sub:(upgrade|change)$/, async (ctx) => {
+priv.callbackQuery('sub:change', async (ctx) => {
   await ctx.answerCallbackQuery()
   const v = await planView(ctx.deps, ctx.desk, ctx.from.id, ctx.lang)
-  const current = v ? findPlan(ctx.desk, v.subscription.plan_code) : undefined
-  if (v?.state !== 'active' || !current) return ctx.reply(ctx.t('plan-refused-not-subscribed'))
-  const up = ctx.match[1] === 'upgrade'
-  const options = ctx.desk.plans.filter((p) =>
-    up ? p.questions > current.questions && p.priceStars > current.priceStars : p.code !== current.code,
-  )
-  if (options.length === 0) return ctx.reply(ctx.t(up ? 'plan-no-upgrade' : 'plan-no-change'))
+  if (v?.state !== 'active') return ctx.reply(ctx.t('plan-refused-not-subscribed'))
+  const options = ctx.desk.plans.filter((p) => p.code !== v.planCode)
+  if (options.length === 0) return ctx.reply(ctx.t('plan-no-change'))
   const kb = new InlineKeyboard()
   for (const p of options)
     kb.text(
-      pickText(p.title, ctx.lang, ctx.desk.defaultLanguage),
-      up ? `sub:up:${p.code}:${planTermsHash(p)}` : `sub:down:${p.code}`,
+      `${pickText(p.title, ctx.lang, ctx.desk.defaultLanguage)} — ${ctx.t('plan-btn-subscribe-price', { price: p.priceStars })}`,
+      `sub:chg:${p.code}:${planTermsHash(p)}`,
     ).row()
-  await ctx.reply(ctx.t(up ? 'plan-pick-upgrade' : 'plan-pick-change'), { reply_markup: kb })
-})
-
-priv.callbackQuery(/^sub:down:([a-z0-9_-]{1,32})$/, async (ctx) => {
-  const r = await scheduleDowngrade(ctx.deps, ctx.desk, ctx.from.id, ctx.match[1]!)
-  if (!r.ok) return ctx.answerCallbackQuery({ text: ctx.t(`plan-refused-${r.code}`), show_alert: true })
-  await ctx.answerCallbackQuery()
-  const p = findPlan(ctx.desk, ctx.match[1]!)!
-  await ctx.reply(
-    ctx.t('plan-change-scheduled', { title: pickText(p.title, ctx.lang, ctx.desk.defaultLanguage) }),
-  )
+  const start = formatDate(v.changeStartsAt, v.zone, ctx.lang)
+  await ctx.reply(ctx.t('plan-pick-change', { start }), { reply_markup: kb })
 })
