@@ -5,6 +5,7 @@ import type { DeskRuntime } from '../config/load'
 import type { Deps, Translator } from '../deps'
 import { lockConsultation } from '../orders/orders.repository'
 import { notify } from '../telegram/notify'
+import { cut } from '../text'
 
 /**
  * Ratings of a consultation by its client (issue 14). When a consultation closes (its window ends, or the desk ends
@@ -155,7 +156,7 @@ export async function commentRating(
   desk: DeskRuntime,
   input: { consultationId: number; userId: number; comment: string; updateId: number },
 ): Promise<CommentResult> {
-  const comment = input.comment.trim().slice(0, MAX_COMMENT_LENGTH)
+  const comment = cut(input.comment.trim(), MAX_COMMENT_LENGTH)
   return deps.jobs.transaction(deps.db, async (trx, outbox) => {
     const c = await lockConsultation(trx, input.consultationId)
     if (!c || c.bot_id !== desk.botId || c.user_id !== input.userId) return { status: 'unknown' }

@@ -12,7 +12,7 @@ import {
   updateDraft,
 } from './drafting.repository'
 
-import { DRAFT_TEXT_MAX, postDraft, postNote } from './drafting.service'
+import { draftText, postDraft, postNote } from './drafting.service'
 
 /** What staff do with a posted draft: Send (the desk's path for an answer), Discard, Edit and its capture. */
 
@@ -148,9 +148,7 @@ export async function captureEdit(
     if (!d) return (await findEdit(trx, desk.botId, input.chatId, input.messageId)) ? 'duplicate' : 'none'
     const version = d.version + 1
     if (!(await insertEdit(trx, { ...input, botId: desk.botId, draftId: d.id, version }))) return 'duplicate'
-    const raw = input.text.trim()
-    const truncated = raw.length > DRAFT_TEXT_MAX
-    const text = truncated ? `${raw.slice(0, DRAFT_TEXT_MAX - 1)}…` : raw
+    const { text, truncated } = draftText(input.text)
     await updateDraft(trx, d.id, {
       state: 'ready',
       text,

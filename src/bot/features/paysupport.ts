@@ -13,6 +13,7 @@ import {
   relayStaffMessage,
 } from '../../disputes/disputes.service'
 import { refundDispute } from '../../payments/refunds'
+import { cut } from '../../text'
 import { formatDate } from '../../time/format'
 import type { BotContext } from '../context'
 import { refundOutcomeText, say } from './admin-payments'
@@ -91,7 +92,7 @@ async function paysupport(conversation: PsConversation, ctx: Context): Promise<v
       await m.reply(start.tooShort)
       continue
     }
-    reason = text.slice(0, MAX_REASON_LENGTH)
+    reason = cut(text, MAX_REASON_LENGTH)
     break
   }
 

@@ -14,6 +14,7 @@ import {
   SUBSCRIPTION_PERIOD_SECONDS,
 } from '../../subscriptions/plans'
 import { createPlanOrder, decidePlanPreCheckout } from '../../subscriptions/purchase'
+import { cut, INVOICE_DESCRIPTION_MAX, INVOICE_TITLE_MAX } from '../../text'
 import { formatDate, formatHours } from '../../time/format'
 import type { BotContext } from '../context'
 import { supportedLanguage } from '../i18n'
@@ -162,13 +163,14 @@ async function sendLink(ctx: BotContext, kind: 'subscribe' | 'upgrade', code: st
     return
   }
   await ctx.answerCallbackQuery()
-  const title = pickText(r.plan.title, ctx.lang, ctx.desk.defaultLanguage).slice(0, 32)
-  const description = ctx
-    .t(kind === 'subscribe' ? 'plan-invoice-description' : 'plan-upgrade-description', {
+  const title = cut(pickText(r.plan.title, ctx.lang, ctx.desk.defaultLanguage), INVOICE_TITLE_MAX)
+  const description = cut(
+    ctx.t(kind === 'subscribe' ? 'plan-invoice-description' : 'plan-upgrade-description', {
       questions: r.plan.questions,
       terms: r.plan.terms.version,
-    })
-    .slice(0, 255)
+    }),
+    INVOICE_DESCRIPTION_MAX,
+  )
   // Outside any transaction: the order is committed; a link that fails to come is asked for again by the button.
   const link = await ctx.api.createInvoiceLink(
     title,
