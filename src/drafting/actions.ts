@@ -1,9 +1,13 @@
 import { audit } from '../audit/audit'
 import type { DeskRuntime } from '../config/load'
+import { mayActOn } from '../config/staff-groups'
 import { recordStaffAnswer } from '../consultations/answers'
+import type { Trx } from '../db/database'
 import type { Deps } from '../deps'
 import type { ActionResult } from './drafting.model'
 import {
+  consultationGroup,
+  type Draft,
   findEdit,
   hasEditingDraft,
   insertEdit,
@@ -34,6 +38,7 @@ export async function sendDraft(deps: Deps, desk: DeskRuntime, a: DraftAction): 
   return deps.jobs.transaction(deps.db, async (trx, outbox) => {
     const d = await lockDraft(trx, a.draftId)
     if (!d || d.bot_id !== desk.botId) return { status: 'not_found' }
+    if (!(await mayActOnDraft(trx, desk, d, a.staffId))) return { status: 'other-group' }
     if (d.state === 'sent' || d.state === 'discarded') return { status: 'already', state: d.state }
     if (d.state !== 'ready' && d.state !== 'editing') return { status: 'not_ready', state: d.state }
     if (d.version !== a.version) return { status: 'stale', version: d.version }
@@ -75,6 +80,7 @@ export async function discardDraft(deps: Deps, desk: DeskRuntime, a: DraftAction
   return deps.jobs.transaction(deps.db, async (trx) => {
     const d = await lockDraft(trx, a.draftId)
     if (!d || d.bot_id !== desk.botId) return { status: 'not_found' }
+    if (!(await mayActOnDraft(trx, desk, d, a.staffId))) return { status: 'other-group' }
     if (d.state === 'sent' || d.state === 'discarded') return { status: 'already', state: d.state }
     if (d.state !== 'ready' && d.state !== 'editing') return { status: 'not_ready', state: d.state }
     await updateDraft(trx, d.id, {
@@ -101,6 +107,7 @@ export async function startEdit(deps: Deps, desk: DeskRuntime, a: DraftAction): 
   return deps.jobs.transaction(deps.db, async (trx, outbox) => {
     const d = await lockDraft(trx, a.draftId)
     if (!d || d.bot_id !== desk.botId) return { status: 'not_found' }
+    if (!(await mayActOnDraft(trx, desk, d, a.staffId))) return { status: 'other-group' }
     if (d.state === 'sent' || d.state === 'discarded') return { status: 'already', state: d.state }
     if (d.state !== 'ready' && d.state !== 'editing') return { status: 'not_ready', state: d.state }
     if (d.version !== a.version) return { status: 'stale', version: d.version }
@@ -116,6 +123,12 @@ export async function startEdit(deps: Deps, desk: DeskRuntime, a: DraftAction): 
     )
     return { status: 'done' }
   })
+}
+
+/** A draft's buttons are judged in its consultation's own group, not in the chat where they were pressed. */
+async function mayActOnDraft(trx: Trx, desk: DeskRuntime, d: Draft, staffId: number): Promise<boolean> {
+  const c = await consultationGroup(trx, d.consultation_id)
+  return !!c && mayActOn(desk, c, staffId)
 }
 
 /**

@@ -194,6 +194,7 @@ expertsFeature.callbackQuery(/^ex:as:(\d{1,15}):(\d{1,15})$/, async (ctx) => {
     already: 'experts-assign-already',
     'not-staff': 'experts-assign-not-staff',
     'other-group': 'experts-assign-other-group',
+    'not-yours': 'staff-cb-other-group',
     unknown: 'experts-assign-unknown',
   }[r.status]
   return ctx.answerCallbackQuery({ text: t(key), show_alert: r.status !== 'already' })
