@@ -18,6 +18,7 @@ export const TOPIC_NAME_MAX = 128
 export const INVOICE_TITLE_MAX = 32
 export const INVOICE_DESCRIPTION_MAX = 255
 export const CALLBACK_ANSWER_MAX = 200
+export const PLACEHOLDER_MAX = 64
 
 const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' })
 // With the u flag a pair is one code point, so \p{Cs} matches only a surrogate without its other half.

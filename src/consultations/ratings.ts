@@ -150,6 +150,31 @@ export type CommentResult =
   | { status: 'unknown' }
   | { status: 'too-late' }
 
+/**
+ * Whether the client may comment on a consultation's rating now: their own consultation of this desk, rated less than
+ * RATING_EDIT_DAYS ago. Asked before the comment conversation starts, so a button naming someone else's consultation
+ * (or an old one) opens nothing that would wait for the client's next message.
+ */
+export async function commentCheck(
+  deps: Deps,
+  desk: DeskRuntime,
+  input: { consultationId: number; userId: number },
+): Promise<Exclude<CommentResult, { status: 'saved' }> | { status: 'open' }> {
+  const r = await deps.db
+    .selectFrom('consultation as c')
+    .leftJoin('consultation_rating as r', 'r.consultation_id', 'c.id')
+    .select([
+      'r.score',
+      sql<boolean>`r.created_at > now() - make_interval(days => ${RATING_EDIT_DAYS})`.as('editable'),
+    ])
+    .where('c.id', '=', input.consultationId)
+    .where('c.bot_id', '=', desk.botId)
+    .where('c.user_id', '=', input.userId)
+    .executeTakeFirst()
+  if (!r || r.score === null) return { status: 'unknown' }
+  return r.editable ? { status: 'open' } : { status: 'too-late' }
+}
+
 /** The client's comment on their rating (replaces an earlier one); the admins see a low rating's comment. */
 export async function commentRating(
   deps: Deps,
