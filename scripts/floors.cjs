@@ -11,7 +11,13 @@ const TABLES = '^src/[^/]+/[^/]+[.]tables[.]ts$'
 const floor = (kind, name, paths) => ({ kind, name, paths })
 
 const FLOORS = [
-  floor('ground', 'log+time', ['^src/log[.]ts$', '^src/readiness[.]ts$', '^src/metrics[.]ts$', '^src/time/']),
+  floor('ground', 'log+time', [
+    '^src/log[.]ts$',
+    '^src/readiness[.]ts$',
+    '^src/metrics[.]ts$',
+    '^src/text[.]ts$',
+    '^src/time/',
+  ]),
   floor('ground', 'config', ['^src/config/']),
   floor('ground', 'db', ['^src/db/', TABLES]),
   floor('ground', 'clients+audit', ['^src/clients/', '^src/audit/']),

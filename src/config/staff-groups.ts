@@ -47,6 +47,18 @@ export function mayActIn(desk: GroupsOf, chatId: number, userId: number): boolea
   return chatId === desk.staffChatId && desk.staff.experts.includes(userId)
 }
 
+/**
+ * Whether a staff member may act on a consultation (a button or a command naming it): judged in the consultation's
+ * own group, never in the chat where a button was pressed, so an expert of group B cannot act on a group A
+ * consultation with a button forged in B. An anonymous admin (their id is the group's) acts on the consultations of
+ * the group they post as.
+ */
+export function mayActOn(desk: GroupsOf, c: { staff_chat_id: number | null }, staffId: number): boolean {
+  const chat = staffChatOf(desk, c)
+  if (staffId === chat) return desk.staff.anonymousAdmins === true
+  return mayActIn(desk, chat, staffId)
+}
+
 /** The experts who may act in a group (the /assign buttons there). */
 export function expertsOfGroup(desk: GroupsOf, chatId: number): number[] {
   const listed = desk.staffGroups?.find((g) => g.chatId === chatId)

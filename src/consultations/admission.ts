@@ -381,3 +381,20 @@ async function topUpOffer(trx: Trx, deps: Deps, desk: DeskRuntime, consultationI
 }
 
 export type { ContentType }
+
+/**
+ * Whether the client has an active consultation here, where their messages are questions for an expert. A
+ * conversation waiting for the client's text (a rating comment, a /paysupport reason) lets such messages through
+ * unless they reply to its prompt.
+ */
+export async function hasActiveConsultation(deps: Deps, desk: DeskRuntime, userId: number): Promise<boolean> {
+  const c = await deps.db
+    .selectFrom('consultation')
+    .select('id')
+    .where('bot_id', '=', desk.botId)
+    .where('user_id', '=', userId)
+    .where('state', '=', 'active')
+    .limit(1)
+    .executeTakeFirst()
+  return c !== undefined
+}

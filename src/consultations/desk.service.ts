@@ -3,6 +3,7 @@ import { sql } from 'kysely'
 import { audit } from '../audit/audit'
 import { clientZone } from '../clients/clients.service'
 import type { DeskRuntime } from '../config/load'
+import { mayActOn } from '../config/staff-groups'
 import type { Db, Trx } from '../db/database'
 import { claimUpdate } from '../db/once'
 import type { Deps } from '../deps'
@@ -240,7 +241,11 @@ export async function extendWindowOnce(
   })
 }
 
-export type CloseResult = { status: 'closed' } | { status: 'not-active'; state: string }
+export type CloseResult =
+  | { status: 'closed' }
+  | { status: 'not-active'; state: string }
+  /** The consultation lives in a staff group where this person may not act: nothing was done. */
+  | { status: 'other-group' }
 
 /**
  * Ends an active consultation now (/close after confirmation): no new questions; accepted ones are still answered
@@ -254,12 +259,14 @@ export async function closeEarly(
   return deps.jobs.transaction(deps.db, async (trx, outbox) => {
     const head = await trx
       .selectFrom('consultation')
-      .select('order_id')
+      .select(['order_id', 'staff_chat_id'])
       .where('id', '=', input.consultationId)
       // Only this desk's consultation: a button with another desk's id (tenant isolation) finds nothing.
       .where('bot_id', '=', desk.botId)
       .executeTakeFirst()
     if (!head) return { status: 'not-active', state: 'unknown' }
+    // Judged in the consultation's own group, not in the chat where the button was pressed.
+    if (!mayActOn(desk, head, input.actorId)) return { status: 'other-group' }
     const order = await lockOrder(trx, head.order_id)
     const c = await lockConsultationView(trx, input.consultationId)
     if (!c || !order || c.state !== 'active') return { status: 'not-active', state: c?.state ?? 'unknown' }

@@ -5,6 +5,7 @@ import type { DeskRuntime } from '../config/load'
 import type { Deps, Translator } from '../deps'
 import { lockConsultation } from '../orders/orders.repository'
 import { notify } from '../telegram/notify'
+import { cut } from '../text'
 
 /**
  * Ratings of a consultation by its client (issue 14). When a consultation closes (its window ends, or the desk ends
@@ -149,13 +150,38 @@ export type CommentResult =
   | { status: 'unknown' }
   | { status: 'too-late' }
 
+/**
+ * Whether the client may comment on a consultation's rating now: their own consultation of this desk, rated less than
+ * RATING_EDIT_DAYS ago. Asked before the comment conversation starts, so a button naming someone else's consultation
+ * (or an old one) opens nothing that would wait for the client's next message.
+ */
+export async function commentCheck(
+  deps: Deps,
+  desk: DeskRuntime,
+  input: { consultationId: number; userId: number },
+): Promise<Exclude<CommentResult, { status: 'saved' }> | { status: 'open' }> {
+  const r = await deps.db
+    .selectFrom('consultation as c')
+    .leftJoin('consultation_rating as r', 'r.consultation_id', 'c.id')
+    .select([
+      'r.score',
+      sql<boolean>`r.created_at > now() - make_interval(days => ${RATING_EDIT_DAYS})`.as('editable'),
+    ])
+    .where('c.id', '=', input.consultationId)
+    .where('c.bot_id', '=', desk.botId)
+    .where('c.user_id', '=', input.userId)
+    .executeTakeFirst()
+  if (!r || r.score === null) return { status: 'unknown' }
+  return r.editable ? { status: 'open' } : { status: 'too-late' }
+}
+
 /** The client's comment on their rating (replaces an earlier one); the admins see a low rating's comment. */
 export async function commentRating(
   deps: Deps,
   desk: DeskRuntime,
   input: { consultationId: number; userId: number; comment: string; updateId: number },
 ): Promise<CommentResult> {
-  const comment = input.comment.trim().slice(0, MAX_COMMENT_LENGTH)
+  const comment = cut(input.comment.trim(), MAX_COMMENT_LENGTH)
   return deps.jobs.transaction(deps.db, async (trx, outbox) => {
     const c = await lockConsultation(trx, input.consultationId)
     if (!c || c.bot_id !== desk.botId || c.user_id !== input.userId) return { status: 'unknown' }

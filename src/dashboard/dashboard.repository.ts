@@ -1,6 +1,7 @@
 import { type RawBuilder, sql } from 'kysely'
 import type { Db } from '../db/database'
 import type { ConsultationState } from '../orders/orders.tables'
+import { cut } from '../text'
 
 /**
  * The dashboard's reads that /report does not make: lists, one consultation's rows, full-text search (CSV rows: dashboard.export.repository.ts).
@@ -74,7 +75,7 @@ export async function listConsultations(db: Db, f: ConsultationFilter): Promise<
   if (/^\d{1,15}$/.test(q)) where.push(sql`(c.id = ${Number(q)} or c.user_id = ${Number(q)})`)
   else if (/^@\w{1,64}$/.test(q)) where.push(sql`cl.username ilike ${q.slice(1)}`)
   else if (q) {
-    textQuery = q.slice(0, 200)
+    textQuery = cut(q, 200)
     const like = `%${textQuery.replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`
     // The candidates first (clients by name, messages by the full-text index), then their consultations: an OR
     // over the joined rows would test every consultation of the desk.

@@ -2,6 +2,7 @@ import type { Api } from 'grammy'
 import type { InlineKeyboardButton } from 'grammy/types'
 import type { DeskRuntime, LoadedConfig } from '../config/load'
 import type { Deps } from '../deps'
+import { cut } from '../text'
 
 /**
  * Where Telegram opens the dashboard, and the buttons that open it.
@@ -76,7 +77,7 @@ export async function setMenuButton(
   } catch (err) {
     // Typically "chat not found": the staff member has not opened a chat with the bot yet; /dashboard sets it later.
     deps.log.info(
-      { desk: desk.slug, user: userId, error: (err as Error).message.slice(0, 200) },
+      { desk: desk.slug, user: userId, error: cut((err as Error).message, 200) },
       'dashboard menu button not set',
     )
     return false

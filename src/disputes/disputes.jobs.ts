@@ -5,6 +5,7 @@ import { defineQueue } from '../jobs/queue'
 import { listUserOrders } from '../orders/orders.repository'
 import { isBlocked, isTopicUnusable } from '../telegram/api'
 import { recordSent, sentBefore } from '../telegram/outbound'
+import { cut, TOPIC_NAME_MAX } from '../text'
 import { formatInstant } from '../time/format'
 
 /**
@@ -49,7 +50,9 @@ export async function handleDisputeTopic(deps: Deps, data: { disputeId: number }
     // the ticket only ever points at one.
     const topic = await api.createForumTopic(
       desk.staffChatId,
-      deps.i18n.t(lang, 'dispute-topic-name', { ticket: String(d.id), name }).slice(0, 128),
+      cut(deps.i18n.t(lang, 'dispute-topic-name', { ticket: String(d.id), name }), TOPIC_NAME_MAX, {
+        ellipsis: '…',
+      }),
       { icon_color: TOPIC_COLOR },
     )
     await deps.db

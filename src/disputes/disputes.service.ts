@@ -8,6 +8,7 @@ import { claimUpdate } from '../db/once'
 import type { Deps } from '../deps'
 import { dbNow, findPayment, listUserPayments } from '../orders/orders.repository'
 import { notify } from '../telegram/notify'
+import { cut } from '../text'
 import { addBusinessMinutes } from '../time/business-time'
 import { formatInstant } from '../time/format'
 import { deskSchedule } from '../time/schedule'
@@ -46,7 +47,7 @@ export async function openDispute(
   desk: DeskRuntime,
   input: { userId: number; lang: string; paymentId: number | null; reason: string; updateId?: number },
 ): Promise<OpenDisputeResult> {
-  const reason = input.reason.trim().slice(0, MAX_REASON_LENGTH)
+  const reason = cut(input.reason.trim(), MAX_REASON_LENGTH)
   return deps.jobs.transaction(deps.db, async (trx, outbox): Promise<OpenDisputeResult> => {
     // A button press (not a conversation step) claims its update: a redelivery adds nothing to the ticket.
     if (input.updateId !== undefined && !(await claimUpdate(trx, desk.botId, input.updateId)))
@@ -195,7 +196,7 @@ export async function declineDispute(
   desk: DeskRuntime,
   input: { disputeId: number; adminId: number; reason: string },
 ): Promise<DisputeActionResult> {
-  return resolve(deps, desk, input.disputeId, input.adminId, 'declined', input.reason.trim().slice(0, 1000))
+  return resolve(deps, desk, input.disputeId, input.adminId, 'declined', cut(input.reason.trim(), 1000))
 }
 
 export async function closeDispute(

@@ -1,9 +1,13 @@
 import { audit } from '../audit/audit'
 import type { DeskRuntime } from '../config/load'
+import { mayActOn } from '../config/staff-groups'
 import { recordStaffAnswer } from '../consultations/answers'
+import type { Trx } from '../db/database'
 import type { Deps } from '../deps'
 import type { ActionResult } from './drafting.model'
 import {
+  consultationGroup,
+  type Draft,
   findEdit,
   hasEditingDraft,
   insertEdit,
@@ -12,7 +16,7 @@ import {
   updateDraft,
 } from './drafting.repository'
 
-import { DRAFT_TEXT_MAX, postDraft, postNote } from './drafting.service'
+import { draftText, postDraft, postNote } from './drafting.service'
 
 /** What staff do with a posted draft: Send (the desk's path for an answer), Discard, Edit and its capture. */
 
@@ -34,6 +38,7 @@ export async function sendDraft(deps: Deps, desk: DeskRuntime, a: DraftAction): 
   return deps.jobs.transaction(deps.db, async (trx, outbox) => {
     const d = await lockDraft(trx, a.draftId)
     if (!d || d.bot_id !== desk.botId) return { status: 'not_found' }
+    if (!(await mayActOnDraft(trx, desk, d, a.staffId))) return { status: 'other-group' }
     if (d.state === 'sent' || d.state === 'discarded') return { status: 'already', state: d.state }
     if (d.state !== 'ready' && d.state !== 'editing') return { status: 'not_ready', state: d.state }
     if (d.version !== a.version) return { status: 'stale', version: d.version }
@@ -75,6 +80,7 @@ export async function discardDraft(deps: Deps, desk: DeskRuntime, a: DraftAction
   return deps.jobs.transaction(deps.db, async (trx) => {
     const d = await lockDraft(trx, a.draftId)
     if (!d || d.bot_id !== desk.botId) return { status: 'not_found' }
+    if (!(await mayActOnDraft(trx, desk, d, a.staffId))) return { status: 'other-group' }
     if (d.state === 'sent' || d.state === 'discarded') return { status: 'already', state: d.state }
     if (d.state !== 'ready' && d.state !== 'editing') return { status: 'not_ready', state: d.state }
     await updateDraft(trx, d.id, {
@@ -101,6 +107,7 @@ export async function startEdit(deps: Deps, desk: DeskRuntime, a: DraftAction): 
   return deps.jobs.transaction(deps.db, async (trx, outbox) => {
     const d = await lockDraft(trx, a.draftId)
     if (!d || d.bot_id !== desk.botId) return { status: 'not_found' }
+    if (!(await mayActOnDraft(trx, desk, d, a.staffId))) return { status: 'other-group' }
     if (d.state === 'sent' || d.state === 'discarded') return { status: 'already', state: d.state }
     if (d.state !== 'ready' && d.state !== 'editing') return { status: 'not_ready', state: d.state }
     if (d.version !== a.version) return { status: 'stale', version: d.version }
@@ -116,6 +123,12 @@ export async function startEdit(deps: Deps, desk: DeskRuntime, a: DraftAction): 
     )
     return { status: 'done' }
   })
+}
+
+/** A draft's buttons are judged in its consultation's own group, not in the chat where they were pressed. */
+async function mayActOnDraft(trx: Trx, desk: DeskRuntime, d: Draft, staffId: number): Promise<boolean> {
+  const c = await consultationGroup(trx, d.consultation_id)
+  return !!c && mayActOn(desk, c, staffId)
 }
 
 /**
@@ -148,9 +161,7 @@ export async function captureEdit(
     if (!d) return (await findEdit(trx, desk.botId, input.chatId, input.messageId)) ? 'duplicate' : 'none'
     const version = d.version + 1
     if (!(await insertEdit(trx, { ...input, botId: desk.botId, draftId: d.id, version }))) return 'duplicate'
-    const raw = input.text.trim()
-    const truncated = raw.length > DRAFT_TEXT_MAX
-    const text = truncated ? `${raw.slice(0, DRAFT_TEXT_MAX - 1)}…` : raw
+    const { text, truncated } = draftText(input.text)
     await updateDraft(trx, d.id, {
       state: 'ready',
       text,

@@ -49,6 +49,8 @@ export type RequestResult =
   | { status: 'duplicate'; draftId: number | null; requestId: string }
   /** Not a consultation of this desk. */
   | { status: 'ignored' }
+  /** The consultation lives in a staff group where this person may not act: nothing was done. */
+  | { status: 'other-group' }
 
 export type RunResult =
   | { status: 'ready'; overrun: boolean }
@@ -66,6 +68,8 @@ export type ActionResult =
   | { status: 'stale'; version: number }
   | { status: 'not_ready'; state: string }
   | { status: 'not_found' }
+  /** The draft's consultation lives in a staff group where this person may not act: nothing was done. */
+  | { status: 'other-group' }
 
 export type ReconcileResult =
   | { status: 'committed'; charged: string }

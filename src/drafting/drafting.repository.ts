@@ -127,14 +127,25 @@ export interface DraftingConsultation {
   title: string
   drafts: number
   lang: string
+  /** Its staff group; null: the desk's home group. */
+  staff_chat_id: number | null
 }
 
 export async function draftingConsultation(q: Q, consultationId: number) {
   const r = await sql<DraftingConsultation>`
-    select c.id, c.bot_id, c.user_id, c.state, o.tariff_code, o.title, o.drafts, o.lang
+    select c.id, c.bot_id, c.user_id, c.state, o.tariff_code, o.title, o.drafts, o.lang, c.staff_chat_id
       from consultation c join orders o on o.id = c.order_id
       where c.id = ${consultationId}`.execute(q)
   return r.rows[0]
+}
+
+/** The staff group a consultation lives in (null: the home group); undefined when there is no such consultation. */
+export async function consultationGroup(q: Q, consultationId: number) {
+  return q
+    .selectFrom('consultation')
+    .select('staff_chat_id')
+    .where('id', '=', consultationId)
+    .executeTakeFirst()
 }
 
 /** The open appeal of the consultation (the question a draft answers). */

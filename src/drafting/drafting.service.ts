@@ -7,6 +7,7 @@ import type { Deps } from '../deps'
 import type { Outbox } from '../jobs/jobs'
 import type { ReservationView } from '../ledger/ledger.model'
 import { LedgerTx } from '../ledger/ledger.service'
+import { cut, textLength } from '../text'
 import type { Draft } from './drafting.repository'
 import { formatMoney } from './price'
 
@@ -29,6 +30,15 @@ import { formatMoney } from './price'
 export const HOLD_TTL_SECONDS = 30 * 60
 /** Drafts are cut to this many characters: the topic message (header + draft) and the client's copy fit 4096. */
 export const DRAFT_TEXT_MAX = 3500
+
+/** A draft's text (model output or an expert's edit) trimmed and cut to DRAFT_TEXT_MAX between graphemes. */
+export function draftText(raw: string): { text: string; truncated: boolean } {
+  const trimmed = raw.trim()
+  return {
+    text: cut(trimmed, DRAFT_TEXT_MAX, { ellipsis: '…' }),
+    truncated: textLength(trimmed) > DRAFT_TEXT_MAX,
+  }
+}
 
 export const EXPERT_SCOPE = 'expert'
 export const DESK_SCOPE = 'desk'

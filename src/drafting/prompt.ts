@@ -1,3 +1,4 @@
+import { cut } from '../text'
 import type { PromptMessage } from './drafting.tables'
 import { estimatePromptTokens, estimateTextTokens, TOKENS_PER_MESSAGE } from './price'
 
@@ -73,18 +74,15 @@ function merge(items: { role: 'user' | 'assistant'; content: string }[]): Prompt
 
 /** Keeps the end of a text within about `tokens` tokens (the latest part of a long question matters most). */
 function keepTail(text: string, tokens: number): string {
-  const buf = Buffer.from(text, 'utf8')
-  const maxBytes = Math.max(0, tokens * 3 - Buffer.byteLength(ELLIPSIS))
-  if (buf.length <= maxBytes) return text
-  // Cut on a character boundary: skip UTF-8 continuation bytes.
-  let start = buf.length - maxBytes
-  while (start < buf.length && (buf[start]! & 0xc0) === 0x80) start++
-  return ELLIPSIS + buf.subarray(start).toString('utf8')
+  return cut(text, Math.max(Buffer.byteLength(ELLIPSIS), tokens * 3), {
+    keep: 'end',
+    unit: 'utf8',
+    ellipsis: ELLIPSIS,
+  })
 }
 
 export function buildPrompt(input: PromptInput): BuiltPrompt {
-  const terms =
-    input.terms.length > TERMS_MAX_CHARS ? `${input.terms.slice(0, TERMS_MAX_CHARS - 1)}…` : input.terms
+  const terms = cut(input.terms, TERMS_MAX_CHARS, { ellipsis: '…' })
   const system = [
     RULES,
     `Consultation scope (tariff “${input.tariffTitle}”): ${input.tariffDescription}`,

@@ -2,6 +2,7 @@ import type { Insertable } from 'kysely'
 import { DateTime } from 'luxon'
 import { type DeskDrafting, deskDrafting, findModel, type ModelPrice } from '../config/drafting'
 import { type DeskRuntime, pick } from '../config/load'
+import { mayActOn } from '../config/staff-groups'
 import type { Database, Trx } from '../db/database'
 import type { Deps } from '../deps'
 import type { Outbox } from '../jobs/jobs'
@@ -77,6 +78,8 @@ export async function requestDraft(
     if (existing) return { status: 'duplicate', draftId: existing.id, requestId }
     const c = await draftingConsultation(trx, input.consultationId)
     if (!c || c.bot_id !== desk.botId) return { status: 'ignored' }
+    // Judged in the consultation's own group, not in the chat where the button was pressed.
+    if (!mayActOn(desk, c, input.staffId)) return { status: 'other-group' }
 
     const llm = deps.config.llm
     const settings = deskDrafting(llm, desk)

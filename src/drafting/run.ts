@@ -9,7 +9,7 @@ import type { CompletionOutcome } from '../llm/provider'
 import { metrics } from '../metrics'
 import type { RunResult } from './drafting.model'
 import { claimForCall, type Draft, dbNow, findDraft, lockDraft, updateDraft } from './drafting.repository'
-import { actualsFor, DRAFT_TEXT_MAX, heldText, ledgerIn, postDraft, postNote } from './drafting.service'
+import { actualsFor, draftText, heldText, ledgerIn, postDraft, postNote } from './drafting.service'
 import { budgetAmount, formatMoney, priceMinor } from './price'
 
 /** The draft job (`runDraft`): one provider call outside any transaction, then the settle of the hold. */
@@ -122,9 +122,7 @@ async function settleIn(
     })
     if (!s.ok)
       deps.log.error({ draft_id: d.id, reason: s.reason, state: s.state }, 'draft: ledger refused the commit')
-    const raw = outcome.text.trim()
-    const truncated = raw.length > DRAFT_TEXT_MAX
-    const text = truncated ? `${raw.slice(0, DRAFT_TEXT_MAX - 1)}…` : raw
+    const { text, truncated } = draftText(outcome.text)
     const cost = usage && model ? priceMinor(model, usage.input, usage.output) : null
     // Counted when the draft is settled (once: the draft row is locked in state `from`).
     if (usage) {

@@ -2,7 +2,7 @@ import { audit } from '../audit/audit'
 import type { DeskRuntime } from '../config/load'
 import { pick } from '../config/load'
 import { SNIPPET_NAME } from '../config/schema'
-import { mayActIn, staffChatOf } from '../config/staff-groups'
+import { mayActIn, mayActOn, staffChatOf } from '../config/staff-groups'
 import type { Db, Trx } from '../db/database'
 import { claimUpdate } from '../db/once'
 import type { Deps } from '../deps'
@@ -124,6 +124,8 @@ export type HandOverResult =
   | { status: 'already' }
   | { status: 'not-staff' }
   | { status: 'other-group' }
+  /** The one pressing the button may not act in the consultation's own group: nothing was done. */
+  | { status: 'not-yours' }
   | { status: 'unknown' }
 
 /**
@@ -140,6 +142,8 @@ export async function handOver(
   return deps.jobs.transaction(deps.db, async (trx, outbox) => {
     const c = await lockConsultationView(trx, input.consultationId)
     if (!c || c.bot_id !== desk.botId) return { status: 'unknown' }
+    // Judged in the consultation's own group, not in the chat where the button was pressed.
+    if (!mayActOn(desk, c, input.by)) return { status: 'not-yours' }
     // The topic stays in its group: an owner who cannot act there could not answer it.
     if (!mayActIn(desk, staffChatOf(desk, c), input.to)) return { status: 'other-group' }
     const current = await currentAssignment(trx, c.id)

@@ -9,6 +9,7 @@ import { errorSummary } from '../jobs/jobs'
 import { withTrace } from '../log'
 import { metrics } from '../metrics'
 import { notify } from '../telegram/notify'
+import { cut } from '../text'
 import {
   dropLeases,
   type InboxRow,
@@ -233,8 +234,10 @@ export class InboxProcessor {
   private async failed(row: InboxRow, err: unknown): Promise<void> {
     const ref = refOf(row)
     const summary = errorSummary(err)
-    const text =
-      `${summary.name ?? 'Error'}${summary.code ? ` ${summary.code}` : ''}: ${summary.message}`.slice(0, 500)
+    const text = cut(
+      `${summary.name ?? 'Error'}${summary.code ? ` ${summary.code}` : ''}: ${summary.message}`,
+      500,
+    )
     const log = this.deps.log.child({ bot: row.bot_id, update_id: row.update_id, kind: row.kind })
     const transient = isTransient(err)
     const tooOld = Date.now() - row.received_at.getTime() > MAX_TRANSIENT_AGE_MS
@@ -287,7 +290,7 @@ export class InboxProcessor {
           kind: row.kind,
           user: from ? String(from.id) : '—',
           charge: payment?.telegram_payment_charge_id ?? '—',
-          error: error.slice(0, 300),
+          error: cut(error, 300),
         },
         dedupeKey: `${key}:staff`,
       })

@@ -1,6 +1,7 @@
 import OpenAI, { APIConnectionError, APIError, APIUserAbortError } from 'openai'
 import type { ModelPrice } from '../config/drafting'
 import type { PromptMessage } from '../drafting/drafting.tables'
+import { cut } from '../text'
 
 /**
  * The provider: any OpenAI-compatible chat-completions endpoint through the openai SDK, one attempt per call.
@@ -174,7 +175,7 @@ function causeCode(err: unknown): string | undefined {
 
 function short(s: string): string {
   const one = s.replace(/\s+/g, ' ').trim()
-  return one.length > 200 ? `${one.slice(0, 199)}…` : one
+  return cut(one, 200, { ellipsis: '…' })
 }
 
 /** Removes the key (and anything shaped like a provider key) from a text that may be stored or shown. */

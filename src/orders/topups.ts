@@ -6,6 +6,7 @@ import { pick } from '../config/load'
 import type { TariffConfig } from '../config/schema'
 import { claimUpdate } from '../db/once'
 import type { Deps, Translator } from '../deps'
+import { cut } from '../text'
 import { insertOrder, type Order } from './orders.repository'
 import { findTariff, snapshotTariff } from './tariffs'
 
@@ -77,7 +78,7 @@ export async function createTopUpOrder(
       ...snap,
       kind: 'topup',
       topup_consultation_id: c.id,
-      title: `${title} · ${pick(tariff.title, c.lang, desk.defaultLanguage)}`.slice(0, 120),
+      title: cut(`${title} · ${pick(tariff.title, c.lang, desk.defaultLanguage)}`, 120),
       price_stars: topUp.priceStars,
       topup_questions: topUp.kind === 'questions' ? topUp.questions : 0,
       topup_hours: topUp.kind === 'hours' ? topUp.hours : 0,

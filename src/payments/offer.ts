@@ -3,6 +3,7 @@ import type { DeskRuntime } from '../config/load'
 import { pick } from '../config/load'
 import type { TariffConfig } from '../config/schema'
 import type { Translator } from '../deps'
+import { cut, INVOICE_DESCRIPTION_MAX, INVOICE_TITLE_MAX } from '../text'
 import { isOpen, nextOpening, WEEKDAYS } from '../time/business-time'
 import { formatHours, formatInstant } from '../time/format'
 import { deskSchedule } from '../time/schedule'
@@ -149,7 +150,7 @@ export function invoiceTexts(
   lang: string,
   zone: string,
 ): { title: string; description: string } {
-  const title = order.title.length > 32 ? `${order.title.slice(0, 31)}…` : order.title
+  const title = cut(order.title, INVOICE_TITLE_MAX, { ellipsis: '…' })
   // An immediate tariff whose window starts at the desk's opening says so, with the opening.
   const atOpening = order.start_mode === 'immediate' && order.slot_start
   const description = t(
@@ -162,5 +163,5 @@ export function invoiceTexts(
       ...(atOpening ? { at: formatInstant(order.slot_start!, zone, lang) } : {}),
     },
   )
-  return { title, description: description.length > 255 ? `${description.slice(0, 254)}…` : description }
+  return { title, description: cut(description, INVOICE_DESCRIPTION_MAX, { ellipsis: '…' }) }
 }

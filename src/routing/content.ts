@@ -1,4 +1,5 @@
 import type { Message } from 'grammy/types'
+import { cut } from '../text'
 import type { StoredContent } from './routing.tables'
 
 /**
@@ -66,7 +67,7 @@ export function sameContent(a: StoredContent | null, b: StoredContent): boolean 
 export function preview(type: string, c: StoredContent | null, max = 80): string {
   const t = (c?.text ?? c?.caption ?? '').replace(/\s+/g, ' ').trim()
   if (!t) return `[${type}]`
-  const short = t.length > max ? `${t.slice(0, max - 1)}…` : t
+  const short = cut(t, max, { ellipsis: '…' })
   return type === 'text' ? short : `[${type}] ${short}`
 }
 

@@ -1,5 +1,6 @@
 import { GrammyError } from 'grammy'
 import { isBlocked, isTopicUnusable } from '../telegram/api'
+import { cut } from '../text'
 
 /**
  * How the lanes read Telegram's errors. Everything not named here is transient (network, 5xx, an unexpected 400)
@@ -50,6 +51,6 @@ export function retryAfterSeconds(err: unknown): number | undefined {
 }
 
 export function shortError(err: unknown): string {
-  if (err instanceof GrammyError) return `${err.error_code} ${err.description}`.slice(0, 300)
-  return ((err as Error)?.message ?? String(err)).slice(0, 300)
+  if (err instanceof GrammyError) return cut(`${err.error_code} ${err.description}`, 300)
+  return cut((err as Error)?.message ?? String(err), 300)
 }

@@ -7,6 +7,7 @@ import type { Deps } from '../deps'
 import { Ledger } from '../ledger/ledger.service'
 import { APPEALS_UNIT, CONSULTATION_SCOPE } from '../orders/allowances'
 import { consultationView, type DeskConsultationView, listUserPayments } from '../orders/orders.repository'
+import { cut, TOPIC_NAME_MAX, textLength } from '../text'
 import { formatInstant } from '../time/format'
 import { preview } from './content'
 import {
@@ -27,7 +28,6 @@ import { activeRoute, insertRoute, type Route, replaceActiveRoute, updateRoute }
 
 /** Telegram's icon colours for topics; one for every consultation topic keeps the list calm. */
 export const TOPIC_ICON_COLOR = 7322096
-const NAME_MAX = 128
 
 const STATE_ICON: Record<DeskConsultationView['state'], string> = {
   waiting: '⏳',
@@ -58,12 +58,11 @@ export function topicName(
   owner?: string,
 ): string {
   const icon = breached && v.state !== 'revoked' ? BREACHED_ICON : STATE_ICON[v.state]
-  const tail = ` · ${v.title} · #${v.id}${owner ? ` · 👤 ${Array.from(owner).slice(0, 24).join('')}` : ''}`
-  const room = NAME_MAX - Array.from(icon).length - 1 - Array.from(tail).length
-  let name = Array.from(clientName.replace(/\s+/g, ' ').trim())
-  if (room < 4) return Array.from(`${icon} #${v.id} · ${v.title}`).slice(0, NAME_MAX).join('')
-  if (name.length > room) name = [...name.slice(0, room - 1), '…']
-  return `${icon} ${name.join('')}${tail}`
+  const tail = ` · ${v.title} · #${v.id}${owner ? ` · 👤 ${cut(owner, 24)}` : ''}`
+  const room = TOPIC_NAME_MAX - textLength(icon) - 1 - textLength(tail)
+  if (room < 4) return cut(`${icon} #${v.id} · ${v.title}`, TOPIC_NAME_MAX)
+  const name = cut(clientName.replace(/\s+/g, ' ').trim(), room, { ellipsis: '…' })
+  return `${icon} ${name}${tail}`
 }
 
 export async function currentTopicName(deps: Deps, v: DeskConsultationView): Promise<string> {

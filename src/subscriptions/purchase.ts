@@ -7,6 +7,7 @@ import type { Deps } from '../deps'
 import { dbNow, insertOrder, type Order } from '../orders/orders.repository'
 import type { PreCheckoutRefusal } from '../payments/pre-checkout'
 import { XTR } from '../payments/pre-checkout'
+import { cut, INVOICE_TITLE_MAX } from '../text'
 import {
   changeStartsAt,
   findPlan,
@@ -94,7 +95,7 @@ export async function createPlanOrder(
       user_id: input.from.id,
       kind: SUBSCRIPTION_KIND,
       tariff_code: plan.code,
-      title: pickText(plan.title, input.lang, desk.defaultLanguage).slice(0, 32),
+      title: cut(pickText(plan.title, input.lang, desk.defaultLanguage), INVOICE_TITLE_MAX),
       price_stars: plan.priceStars,
       window_minutes: 30 * 24 * 60,
       appeals: plan.questions,

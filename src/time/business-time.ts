@@ -28,9 +28,10 @@
  * Hours are local wall-clock hours: "10:00-18:00" is 10:00-18:00 local on both sides of a DST change, so a 23- or
  * 25-hour day still has 8 working hours. Business time itself is real elapsed time between instants, so a
  * "00:00-24:00" day has 23 working hours on the spring-forward date and 25 on the fall-back date. Wall times are
- * resolved by luxon: a time that does not exist (in the spring gap) is shifted forward by the gap ("02:30" becomes
- * 03:30 in Europe/Berlin), and an ambiguous time (in the autumn overlap) resolves to the later, standard-time
- * occurrence. An interval that becomes empty after this resolution is dropped.
+ * resolved from the zone's offsets alone, never from the current date (see `wallToMs`): a time that does not exist (in
+ * the spring gap) is shifted forward by the gap ("02:30" becomes 03:30 in Europe/Berlin), and an ambiguous time (in
+ * the autumn overlap, one hour in Berlin, 30 minutes on Lord Howe) resolves to the later, standard-time occurrence.
+ * An interval that becomes empty after this resolution is dropped.
  *
  * ## Semantics of the operations
  *
@@ -211,20 +212,28 @@ function localDay(s: BusinessSchedule, ms: number): number {
   return Math.floor((ms + s.zone.offset(ms) * MINUTE_MS) / DAY_MS)
 }
 
-/** The instant of a wall-clock time `minute` minutes after the local midnight of `day` (may roll into later days). */
+/**
+ * The instant of a wall-clock time `minute` minutes after the local midnight of `day` (may roll into later days),
+ * resolved without reading the clock. The two candidate offsets are the zone's offsets a day before and a day
+ * after (no zone changes its offset twice within two days): each gives a candidate instant, valid when the zone
+ * really has that offset there.
+ * - One valid candidate (or two equal ones): that instant.
+ * - Two valid candidates, the wall time is repeated (autumn overlap): the later occurrence, on standard time.
+ * - None, the wall time does not exist (spring gap): read with the offset before the change, so it is shifted forward
+ *   by the gap (02:30 in Europe/Berlin becomes 03:30 summer time).
+ * luxon's own resolution (DateTime.fromObject) guesses with the offset at the current date, so a repeated hour
+ * would depend on the season the server runs in.
+ */
 function wallToMs(s: BusinessSchedule, day: number, minute: number): number {
-  const d = new Date((day + Math.floor(minute / 1440)) * DAY_MS)
-  const m = minute % 1440
-  return DateTime.fromObject(
-    {
-      year: d.getUTCFullYear(),
-      month: d.getUTCMonth() + 1,
-      day: d.getUTCDate(),
-      hour: Math.floor(m / 60),
-      minute: m % 60,
-    },
-    { zone: s.zone },
-  ).toMillis()
+  const local = day * DAY_MS + minute * MINUTE_MS
+  const before = s.zone.offset(local - DAY_MS)
+  const after = s.zone.offset(local + DAY_MS)
+  const valid = [before, after]
+    .map((offset) => ({ offset, ms: local - offset * MINUTE_MS }))
+    .filter((c) => s.zone.offset(c.ms) === c.offset)
+    .map((c) => c.ms)
+  if (valid.length === 0) return local - before * MINUTE_MS
+  return Math.max(...valid)
 }
 
 function configuredIntervals(s: BusinessSchedule, iso: string, day: number): readonly MinuteInterval[] {

@@ -1,4 +1,4 @@
-import type { User } from 'grammy/types'
+import type { Message, User } from 'grammy/types'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { TestApp } from '../support/app'
 import type { BotApiStandIn, SentMessage } from '../support/bot-api'
@@ -66,8 +66,16 @@ describe('/paysupport to a ticket to a refund', () => {
     t = w.t
 
     await tg.push(TEST_BOT_ID, tg.callback(u, `ps:pay:${payment.id}`, ask))
-    await tg.waitForSent(u.id, /describe the problem in one message/)
-    await tg.push(TEST_BOT_ID, tg.privateText(u, 'The expert never answered my question.'))
+    const prompt = await tg.waitForSent(u.id, /describe the problem in one message/)
+    // The client has an active consultation: the reason is a reply to the prompt (force_reply opens it), so it is not
+    // taken for a question to the expert.
+    await tg.push(
+      TEST_BOT_ID,
+      tg.privateMessage(u, {
+        text: 'The expert never answered my question.',
+        reply_to_message: prompt.message as NonNullable<Message['reply_to_message']>,
+      }),
+    )
     const opened = await tg.waitForSent(
       u.id,
       /Your ticket no\. (\d+) is open\. An administrator will answer here by .+\./,

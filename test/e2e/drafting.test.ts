@@ -328,4 +328,39 @@ describe('drafting: /draft, buttons, edit', () => {
     const rows = await w.deps.db.selectFrom('draft').select(['error', 'refusal', 'text']).execute()
     expect(JSON.stringify(rows)).not.toContain(LLM_KEY)
   })
+
+  it('a 5,000-character draft with an emoji at the cut settles whole (cut before the emoji); so does a long edit', async () => {
+    const { client, consultationId, thread } = await consultationWithQuestion(w)
+    // The cut falls at 3,499 UTF-16 units: between the two halves of 😀 (the old cut left a lone surrogate, which
+    // the outbox's jsonb refused, so the settle failed and the draft was lost).
+    const kept = 'x'.repeat(3498)
+    w.ai.script({
+      kind: 'ok',
+      usage: { prompt: 100, completion: 1200 },
+      content: `${kept}😀${'y'.repeat(1501)}`,
+    })
+    await staffSends(w, thread, w.expert, '/draft')
+    const [d0] = await firstDraft(w, consultationId)
+    const v1 = await draftMessage(w, thread, d0!.id)
+    expect(v1.text).toContain(`${kept}…`)
+    expect((await drafts(w, consultationId))[0]).toMatchObject({
+      state: 'ready',
+      truncated: true,
+      text: `${kept}…`,
+    })
+    expect(w.ai.requests).not.toHaveLength(0)
+
+    // An expert's edit cut at the same place (actions.ts): a ZWJ family straddling the limit goes whole.
+    await press(w, w.expert, `dr:e:${d0!.id}:1`, v1)
+    await w.tg.waitForSent(STAFF_CHAT_ID, /Черновик #\d+: пришлите исправленный текст/, { threadId: thread })
+    const family = '👨‍👩‍👧‍👦'
+    const edited = `${'z'.repeat(3495)}${family}${'w'.repeat(400)}`
+    await w.tg.push(TEST_BOT_ID, w.tg.groupTopicMessage(STAFF_CHAT_ID, thread, w.expert, edited))
+    const v2 = await draftMessage(w, thread, d0!.id, 2)
+    expect(v2.text).toContain(`${'z'.repeat(3495)}…`)
+    expect((await drafts(w, consultationId))[0]).toMatchObject({ version: 2, text: `${'z'.repeat(3495)}…` })
+    await press(w, w.expert, `dr:s:${d0!.id}:2`, v2)
+    await w.tg.waitForSent(client.id, `${'z'.repeat(3495)}…`)
+    expect((await checkInvariants(w.deps.db)).violations).toEqual([])
+  })
 })

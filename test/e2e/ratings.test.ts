@@ -1,3 +1,4 @@
+import type { Message } from 'grammy/types'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { closeEarly } from '../../src/consultations/desk.service'
 import { rateConsultation } from '../../src/consultations/ratings'
@@ -5,6 +6,7 @@ import { ratingsSummary } from '../../src/dashboard/dashboard.overview'
 import { buildReport, renderReport } from '../../src/reports/reports.service'
 import {
   ADMIN_ID,
+  activeConsultation,
   appeals,
   clientSends,
   consultationWithTopic,
@@ -168,5 +170,95 @@ describe('rating a closed consultation', () => {
     expect(text).toMatch(/никто не отвечал: \d\.\d\d по \d+ оценк/)
     const dash = await ratingsSummary(w.deps.db, { botId: TEST_BOT_ID, from, to, zone: 'Europe/Moscow' })
     expect(dash?.byExpert).toEqual([{ staffId: EXPERT_ID, count: all.length, average: mine.average }])
+  })
+})
+
+describe('the comment conversation never swallows a question (issue 23)', () => {
+  it('a comment button naming another client’s consultation opens nothing: refused, and the next question reaches the expert', async () => {
+    const closed = await closedAndAnswered()
+    await w.tg.push(TEST_BOT_ID, w.tg.callback(closed.client, `rate:${closed.consultationId}:4`))
+    await w.tg.waitForSent(closed.client.id, /You rated the consultation 4 of 5/)
+    const other = await consultationWithTopic(w, { language_code: 'en' })
+    const since = w.tg.mark()
+    const press = w.tg.callback(other.client, `rate:cm:${closed.consultationId}`)
+    await w.tg.push(TEST_BOT_ID, press)
+    const answer = await w.tg.waitFor('answerCallbackQuery', { callback_query_id: press.callback_query!.id })
+    expect(answer.payload).toMatchObject({
+      text: 'This consultation cannot be rated from this account.',
+      show_alert: true,
+    })
+    const q = await clientSends(w, other.client, 'NEXT-QUESTION right after the forged button')
+    await itemIn(w, other.client.id, q.message_id, 'sent')
+    expect(w.tg.sentTo(other.client.id, { since }).some((m) => /comment/i.test(m.text ?? ''))).toBe(false)
+    expect((await rating(closed.consultationId))?.comment).toBeNull()
+    expect(
+      await w.deps.db
+        .selectFrom('conversation_state')
+        .selectAll()
+        .where('chat_id', '=', other.client.id)
+        .execute(),
+    ).toHaveLength(0)
+  })
+
+  it('with an open consultation, a text that does not reply to the prompt goes to the expert; the reply is the comment (cut before an emoji); Cancel leaves', async () => {
+    const closed = await closedAndAnswered()
+    const client = closed.client
+    await w.tg.push(TEST_BOT_ID, w.tg.callback(client, `rate:${closed.consultationId}:2`))
+    await w.tg.waitForSent(client.id, /You rated the consultation 2 of 5/)
+    // The client buys again: this consultation is where their questions go.
+    const { consultationId: open } = await activeConsultation(w, client)
+
+    const since = w.tg.mark()
+    await w.tg.push(TEST_BOT_ID, w.tg.callback(client, `rate:cm:${closed.consultationId}`))
+    const prompt = await w.tg.waitForSent(
+      client.id,
+      /Write your comment in one message, as a reply to this message/,
+      { since },
+    )
+    expect(prompt.reply_markup).toMatchObject({ force_reply: true })
+    // The way out: the message whose button was pressed now carries Cancel.
+    await w.tg.waitFor('editMessageReplyMarkup', (p) =>
+      JSON.stringify(p.reply_markup ?? {}).includes(`rate:cx:${closed.consultationId}`),
+    )
+
+    const q = await clientSends(w, client, 'A QUESTION for the expert, not a comment')
+    const item = await itemIn(w, client.id, q.message_id, 'sent')
+    expect(item.consultation_id).toBe(open)
+    expect((await rating(closed.consultationId))?.comment).toBeNull()
+
+    // 1,000 is the limit: the emoji at 999-1000 is not split (its half would make the admins' alert fail).
+    const long = `${'a'.repeat(999)}😀${'b'.repeat(200)}`
+    const reply = await clientSends(w, client, {
+      text: long,
+      reply_to_message: prompt.message as NonNullable<Message['reply_to_message']>,
+    })
+    await w.tg.waitForSent(client.id, /your comment is saved/, { since })
+    expect((await rating(closed.consultationId))?.comment).toBe('a'.repeat(999))
+    expect(
+      await w.deps.db
+        .selectFrom('desk_message')
+        .select('id')
+        .where('chat_id', '=', client.id)
+        .where('message_id', '=', reply.message_id)
+        .execute(),
+    ).toHaveLength(0)
+    await w.tg.waitForSent(STAFF_CHAT_ID, (m) => (m.text ?? '').includes('a'.repeat(999)))
+
+    // Cancel: the prompt's button ends it; the next text is a question again, not a comment.
+    const again = w.tg.mark()
+    await w.tg.push(TEST_BOT_ID, w.tg.callback(client, `rate:cm:${closed.consultationId}`))
+    const prompt2 = await w.tg.waitForSent(client.id, /Write your comment/, { since: again })
+    const cancel = w.tg.callback(client, `rate:cx:${closed.consultationId}`)
+    await w.tg.push(TEST_BOT_ID, cancel)
+    const cancelled = await w.tg.waitFor('answerCallbackQuery', {
+      callback_query_id: cancel.callback_query!.id,
+    })
+    expect(cancelled.payload.text).toBe('No comment added.')
+    const q2 = await clientSends(w, client, {
+      text: 'ANOTHER QUESTION',
+      reply_to_message: prompt2.message as NonNullable<Message['reply_to_message']>,
+    })
+    await itemIn(w, client.id, q2.message_id, 'sent')
+    expect((await rating(closed.consultationId))?.comment).toBe('a'.repeat(999))
   })
 })

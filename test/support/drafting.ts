@@ -4,6 +4,7 @@ import pino from 'pino'
 import type { LoadedConfig } from '../../src/config/load'
 import type { Draft } from '../../src/drafting/drafting.repository'
 import { ADMIN_ID, EXPERT_ID, STAFF_CHAT_ID } from './app'
+import type { BotApiStandIn } from './bot-api'
 import { type FakeOpenAI, startFakeOpenAI } from './fake-openai'
 import {
   appeals,
@@ -31,6 +32,8 @@ export interface DraftWorld extends DeskWorld {
 
 export interface DraftWorldOptions {
   configure?: (c: LoadedConfig) => void
+  /** A Bot API stand-in prepared by the test (extra forums, limits). */
+  tg?: BotApiStandIn
   captureLogs?: boolean
 }
 
@@ -50,6 +53,7 @@ export async function startDraftWorld(opts: DraftWorldOptions = {}): Promise<Dra
     : undefined
   const w = await startDeskWorld({
     env: { LLM_API_KEY: LLM_KEY },
+    ...(opts.tg ? { tg: opts.tg } : {}),
     ...(log ? { log } : {}),
     configure: (config) => {
       config.llm = {

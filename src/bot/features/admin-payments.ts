@@ -4,6 +4,7 @@ import { requestReconciliation } from '../../payments/reconciliation'
 import { refundPreview, refundWithTopUps } from '../../payments/refund-with-topups'
 import { findDeskPayment, type RefundOutcome, refundPayment, refundsWaiting } from '../../payments/refunds'
 import type { PaidTopUp } from '../../payments/topup-refund'
+import { cut } from '../../text'
 import type { BotContext } from '../context'
 
 /**
@@ -197,7 +198,7 @@ admin.command('refund', async (ctx) => {
   const byId = /^#(\d{1,15})$/.exec(arg)
   if (byId) return askConfirmation(ctx, Number(byId[1]))
   const p = await findDeskPayment(ctx.deps, ctx.desk, { chargeId: arg })
-  if (!p) return ctx.reply(say(ctx)('refund-unknown-charge', { charge: arg.slice(0, 200) }), where(ctx))
+  if (!p) return ctx.reply(say(ctx)('refund-unknown-charge', { charge: cut(arg, 200) }), where(ctx))
   return askConfirmation(ctx, p.id)
 })
 

@@ -118,6 +118,8 @@ group.callbackQuery(/^dr:new:(\d{1,15})$/, async (ctx) => {
     chatId: msg.chat.id,
     messageId: msg.message_id,
   })
+  if (r.status === 'other-group')
+    return ctx.answerCallbackQuery({ text: t('staff-cb-other-group'), show_alert: true })
   if (r.status === 'refused') {
     const n = refusalNote(r.refusal)
     return ctx.answerCallbackQuery({ text: t(n.key, n.params), show_alert: true })
@@ -175,6 +177,8 @@ function actionText(
       )
     case 'stale':
       return t('drafting-cb-stale', { version: r.version })
+    case 'other-group':
+      return t('staff-cb-other-group')
     case 'not_ready':
       return t('drafting-cb-not-ready', { state: r.state })
     default:

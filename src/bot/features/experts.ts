@@ -15,6 +15,7 @@ import {
   setAway,
 } from '../../experts/experts.service'
 import { notifyNow } from '../../telegram/notify'
+import { cut } from '../../text'
 import type { BotContext } from '../context'
 import { staffOf } from './staff'
 
@@ -169,7 +170,7 @@ function topicConsultation(route: ConsultationTopic) {
 
 function short(s: string): string {
   const t = s.replace(/\s+/g, ' ').trim()
-  return t.length > 60 ? `${t.slice(0, 59)}…` : t
+  return cut(t, 60, { ellipsis: '…' })
 }
 
 expertsFeature.callbackQuery(/^ex:as:(\d{1,15}):(\d{1,15})$/, async (ctx) => {
@@ -193,6 +194,7 @@ expertsFeature.callbackQuery(/^ex:as:(\d{1,15}):(\d{1,15})$/, async (ctx) => {
     already: 'experts-assign-already',
     'not-staff': 'experts-assign-not-staff',
     'other-group': 'experts-assign-other-group',
+    'not-yours': 'staff-cb-other-group',
     unknown: 'experts-assign-unknown',
   }[r.status]
   return ctx.answerCallbackQuery({ text: t(key), show_alert: r.status !== 'already' })

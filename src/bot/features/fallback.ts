@@ -1,4 +1,5 @@
 import { Composer } from 'grammy'
+import { cut } from '../../text'
 import type { BotContext } from '../context'
 
 /**
@@ -8,6 +9,6 @@ import type { BotContext } from '../context'
 export const fallbackFeature = new Composer<BotContext>()
 
 fallbackFeature.on('callback_query', async (ctx) => {
-  ctx.log.info({ data: ctx.callbackQuery.data?.slice(0, 64) }, 'callback matched nothing')
+  ctx.log.info({ data: cut(ctx.callbackQuery.data ?? '', 64) }, 'callback matched nothing')
   await ctx.answerCallbackQuery({ text: ctx.t('callback-unknown') })
 })

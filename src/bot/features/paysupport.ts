@@ -2,6 +2,7 @@ import { type Conversation, createConversation } from '@grammyjs/conversations'
 import { Composer, type Context, InlineKeyboard } from 'grammy'
 import type { Message } from 'grammy/types'
 import { clientZone } from '../../clients/clients.service'
+import { hasActiveConsultation } from '../../consultations/admission'
 import {
   awaitDeclineReason,
   closeDispute,
@@ -13,6 +14,7 @@ import {
   relayStaffMessage,
 } from '../../disputes/disputes.service'
 import { refundDispute } from '../../payments/refunds'
+import { cut, PLACEHOLDER_MAX } from '../../text'
 import { formatDate } from '../../time/format'
 import type { BotContext } from '../context'
 import { refundOutcomeText, say } from './admin-payments'
@@ -22,7 +24,8 @@ import { refundOutcomeText, say } from './admin-payments'
  *
  * The client side is a short conversation (@grammyjs/conversations, state in Postgres via the conversation storage,
  * every side effect inside conversation.external): which payment (their recent ones by date and tariff, or "not in
- * the list"), then the reason; a ticket is opened (or the text is added to the one already open for that payment)
+ * the list"), then the reason (a reply to the prompt; while the client has an active consultation, other texts go on
+ * to their expert; Cancel or /cancel leaves); a ticket is opened (or the text is added to the one already open for that payment)
  * and the client gets its number and when to expect an answer.
  *
  * The staff side is the ticket's topic in the staff group: the client card with Refund / Decline / Close (admins
@@ -56,6 +59,7 @@ async function paysupport(conversation: PsConversation, ctx: Context): Promise<v
       pickButton: o.t('ps-pick-button'),
       cancelled: o.t('ps-cancelled'),
       tooShort: o.t('ps-too-short'),
+      placeholder: o.t('ps-reason-placeholder'),
     }
   })
   const kb = new InlineKeyboard()
@@ -75,23 +79,46 @@ async function paysupport(conversation: PsConversation, ctx: Context): Promise<v
     return
   }
   const paymentId = data.startsWith('ps:pay:') ? Number(data.slice('ps:pay:'.length)) : null
-  await choice.reply(start.askReason)
+  // The prompt says what it waits for (a reply to it, which force_reply opens in the client's app) and how to leave:
+  // the question's message keeps only its Cancel button (an edit, no new message), and /cancel.
+  await choice
+    .editMessageReplyMarkup({ reply_markup: new InlineKeyboard().text(start.cancel, 'ps:cancel') })
+    .catch(() => {})
+  const ask = await choice.reply(start.askReason, {
+    reply_markup: { force_reply: true, input_field_placeholder: cut(start.placeholder, PLACEHOLDER_MAX) },
+  })
 
   let reason: string
   for (;;) {
-    const m = await conversation.waitFor('message:text', { maxMilliseconds: WAIT_MS, next: true })
-    const text = m.message.text.trim()
+    const m = await conversation.waitUntil(
+      (c) => c.callbackQuery?.data === 'ps:cancel' || typeof c.message?.text === 'string',
+      { maxMilliseconds: WAIT_MS, next: true },
+    )
+    if (m.callbackQuery) {
+      await m.answerCallbackQuery({ text: start.cancelled })
+      return
+    }
+    const message = m.message!
+    const text = message.text!.trim()
     if (/^\/cancel(@\w+)?$/.test(text)) {
       await m.reply(start.cancelled)
       return
     }
     // Another command: the client moved on; it goes to its own handler.
     if (text.startsWith('/')) await conversation.halt({ next: true })
+    // Not a reply to the prompt, from a client with an active consultation: a question for their expert, which
+    // goes on to the desk as if the conversation had not seen it (it keeps waiting for the reason).
+    if (message.reply_to_message?.message_id !== ask.message_id) {
+      const active = await conversation.external((o: BotContext) =>
+        hasActiveConsultation(o.deps, o.desk, o.from!.id),
+      )
+      if (active) await conversation.skip({ next: true })
+    }
     if (text.length < 5) {
       await m.reply(start.tooShort)
       continue
     }
-    reason = text.slice(0, MAX_REASON_LENGTH)
+    reason = cut(text, MAX_REASON_LENGTH)
     break
   }
 

@@ -220,6 +220,10 @@ group.callbackQuery(/^desk:close:(\d{1,15}):(yes|no)$/, async (ctx) => {
     actorLabel: who.label,
   })
   await ctx.answerCallbackQuery(
-    r.status === 'closed' ? {} : { text: ctx.t('desk-cmd-not-active', { state: r.state }), show_alert: true },
+    r.status === 'closed'
+      ? {}
+      : r.status === 'other-group'
+        ? { text: ctx.t('staff-cb-other-group'), show_alert: true }
+        : { text: ctx.t('desk-cmd-not-active', { state: r.state }), show_alert: true },
   )
 })

@@ -14,6 +14,7 @@ import {
   SUBSCRIPTION_PERIOD_SECONDS,
 } from '../../subscriptions/plans'
 import { createPlanOrder, decidePlanPreCheckout } from '../../subscriptions/purchase'
+import { cut, INVOICE_DESCRIPTION_MAX, INVOICE_TITLE_MAX } from '../../text'
 import { formatDate, formatHours } from '../../time/format'
 import type { BotContext } from '../context'
 import { supportedLanguage } from '../i18n'
@@ -174,14 +175,15 @@ async function sendLink(ctx: BotContext, kind: 'subscribe' | 'change', code: str
   await ctx.answerCallbackQuery()
   const lang = ctx.lang
   const d = ctx.desk.defaultLanguage
-  const title = pickText(r.plan.title, lang, d).slice(0, 32)
+  const title = cut(pickText(r.plan.title, lang, d), INVOICE_TITLE_MAX)
   const zone = (await planView(ctx.deps, ctx.desk, ctx.from!.id, lang))?.zone ?? ctx.desk.schedule.timezone
   const start = r.change ? formatDate(r.change.startsAt, zone, lang) : ''
-  const description = (
+  const description = cut(
     r.change
       ? ctx.t('plan-change-description', { questions: r.plan.questions, start, terms: r.plan.terms.version })
-      : ctx.t('plan-invoice-description', { questions: r.plan.questions, terms: r.plan.terms.version })
-  ).slice(0, 255)
+      : ctx.t('plan-invoice-description', { questions: r.plan.questions, terms: r.plan.terms.version }),
+    INVOICE_DESCRIPTION_MAX,
+  )
   // Outside any transaction: the order is committed; a link that fails to come is asked for again by the button.
   // Every plan link is a subscription (30 days, the price fixed here: what each renewal charges).
   const link = await ctx.api.createInvoiceLink(

@@ -3,6 +3,7 @@ import { recordInvoiceMessage } from '../../orders/orders.service'
 import { createTopUpOrder } from '../../orders/topups'
 import { orderPayload } from '../../payments/payload'
 import { XTR } from '../../payments/pre-checkout'
+import { cut, INVOICE_DESCRIPTION_MAX, INVOICE_TITLE_MAX } from '../../text'
 import type { BotContext } from '../context'
 
 /**
@@ -26,15 +27,19 @@ priv.callbackQuery(/^tu:(\d{1,15}):(\d{1,2})$/, async (ctx) => {
   }
   await ctx.answerCallbackQuery()
   const order = r.order
-  const title = order.title.length > 32 ? `${order.title.slice(0, 31)}…` : order.title
+  const title = cut(order.title, INVOICE_TITLE_MAX, { ellipsis: '…' })
   const description = ctx.t(
     r.topUp.kind === 'questions' ? 'topup-invoice-questions' : 'topup-invoice-hours',
     {
       count: r.topUp.kind === 'questions' ? r.topUp.questions : r.topUp.hours,
     },
   )
-  const invoice = await ctx.replyWithInvoice(title, description.slice(0, 255), orderPayload(order.id), XTR, [
-    { label: title, amount: order.price_stars },
-  ])
+  const invoice = await ctx.replyWithInvoice(
+    title,
+    cut(description, INVOICE_DESCRIPTION_MAX),
+    orderPayload(order.id),
+    XTR,
+    [{ label: title, amount: order.price_stars }],
+  )
   await recordInvoiceMessage(ctx.deps, order.id, invoice.message_id)
 })

@@ -59,6 +59,7 @@ desk-note-not-copyable = ⚠️ The client sent a message ({$type}) that cannot 
 desk-note-not-delivered = ⚠️ A message ({$type}) could not be delivered to the client: {$reason}
 desk-note-withheld = ⚠️ This consultation was refunded with “stop”: staff messages are no longer delivered to the client.
 desk-not-your-group = ⚠️ Not sent to the client: you are not one of this group's experts, and this consultation is handled here. An admin can list you in this group (staffGroups in the config).
+staff-cb-other-group = This consultation is handled in another staff group, where you are not one of the experts: nothing was done. Its own group's experts or an admin can act on it.
 desk-cmd-admins-only = Only desk admins can do that.
 desk-cmd-extend-usage = Usage: /extend <hours>, e.g. /extend 4
 desk-cmd-extended = ⏱ {$by} extended the window by {$hours} h: it now ends at {$end}.
