@@ -17,6 +17,7 @@ import { createPlanOrder, decidePlanPreCheckout } from '../../subscriptions/purc
 import { formatDate, formatHours } from '../../time/format'
 import type { BotContext } from '../context'
 import { supportedLanguage } from '../i18n'
+import { show, showTariffs } from './tariffs'
 
 /**
  * Support plans paid by a Stars subscription (src/subscriptions): /plan (the plans with their terms before payment,
@@ -24,7 +25,7 @@ import { supportedLanguage } from '../i18n'
  * sells subscriptions only through links), Upgrade (a one-off link for the difference), Change plan at renewal,
  * Cancel renewal / Resume. Payments of plan invoices (payload s:/u:) are routed here by the payments feature.
  *
- * Callback data: sub:list | sub:buy:<code>:<terms hash> | sub:cancel | sub:resume | sub:upgrade |
+ * Callback data: sub:list | sub:show:<code> (a card from the tariffs list) | sub:buy:<code>:<terms hash> | sub:cancel | sub:resume | sub:upgrade |
  * sub:up:<code>:<terms hash> | sub:change | sub:down:<code>
  */
 export const subscriptionsFeature = new Composer<BotContext>()
@@ -90,19 +91,24 @@ function planCard(ctx: BotContext, p: PlanConfig): string {
   return lines.join('\n')
 }
 
+function subscribeKeyboard(ctx: BotContext, p: PlanConfig): InlineKeyboard {
+  return new InlineKeyboard().text(
+    ctx.t('plan-btn-subscribe', { price: p.priceStars }),
+    `sub:buy:${p.code}:${planTermsHash(p)}`,
+  )
+}
+
 async function showPlans(ctx: BotContext): Promise<void> {
   const plans = ctx.desk.plans
   if (plans.length === 0) {
     await ctx.reply(ctx.t('plan-none-offered'))
     return
   }
-  for (const p of plans) {
-    const kb = new InlineKeyboard().text(
-      ctx.t('plan-btn-subscribe', { price: p.priceStars }),
-      `sub:buy:${p.code}:${planTermsHash(p)}`,
-    )
-    await ctx.reply(planCard(ctx, p), { reply_markup: kb, link_preview_options: { is_disabled: true } })
-  }
+  for (const p of plans)
+    await ctx.reply(planCard(ctx, p), {
+      reply_markup: subscribeKeyboard(ctx, p),
+      link_preview_options: { is_disabled: true },
+    })
 }
 
 async function showPlan(ctx: BotContext): Promise<void> {
@@ -145,6 +151,21 @@ priv.command('plan', showPlan)
 priv.callbackQuery('sub:list', async (ctx) => {
   await ctx.answerCallbackQuery()
   await showPlans(ctx)
+})
+
+/** One plan's card from the list of tariffs and plans (tf:list): its terms, Subscribe, and back to the list. */
+priv.callbackQuery(/^sub:show:([a-z0-9_-]{1,32})$/, async (ctx) => {
+  const p = findPlan(ctx.desk, ctx.match[1]!)
+  if (!p) {
+    await ctx.answerCallbackQuery({ text: ctx.t('plan-refused-plan-unknown'), show_alert: true })
+    return showTariffs(ctx)
+  }
+  await ctx.answerCallbackQuery()
+  await show(
+    ctx,
+    planCard(ctx, p),
+    subscribeKeyboard(ctx, p).row().text(ctx.t('btn-all-tariffs-and-plans'), 'tf:list'),
+  )
 })
 
 async function sendLink(ctx: BotContext, kind: 'subscribe' | 'upgrade', code: string, terms: string) {
