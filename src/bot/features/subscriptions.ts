@@ -3,6 +3,7 @@ import type { PreCheckoutQuery, SuccessfulPayment } from 'grammy/types'
 import type { DeskRuntime } from '../../config/load'
 import type { PlanConfig } from '../../config/schema'
 import type { Deps } from '../../deps'
+import { planSlaMinutes } from '../../orders/plan-features'
 import { XTR } from '../../payments/pre-checkout'
 import { planView, scheduleDowngrade, setRenewal } from '../../subscriptions/lifecycle'
 import { recordPlanPayment } from '../../subscriptions/payment'
@@ -71,15 +72,16 @@ function planCard(ctx: BotContext, p: PlanConfig): string {
     ctx.t('plan-card-questions', { questions: p.questions }),
   ]
   if (p.drafts > 0) lines.push(ctx.t('plan-card-drafts', { drafts: p.drafts }))
-  lines.push(ctx.t('plan-card-sla', { sla: formatHours(Math.round(p.slaBusinessHours * 60), lang) }))
-  const yes = (f: boolean) => (f ? '✅' : '—')
+  // The features in words (src/orders/plan-features.ts enforces them): a priority plan's shorter SLA with the usual
+  // one beside it, and what is not included said as such.
+  const standard = formatHours(Math.round(p.slaBusinessHours * 60), lang)
   lines.push(
-    ctx.t('plan-card-features', {
-      attachments: yes(p.features.attachments),
-      priority: yes(p.features.prioritySla),
-      transcript: yes(p.features.transcriptExport),
-    }),
+    p.features.prioritySla
+      ? ctx.t('plan-card-sla-priority', { sla: formatHours(planSlaMinutes(p), lang), standard })
+      : ctx.t('plan-card-sla', { sla: standard }),
   )
+  lines.push(ctx.t(p.features.attachments ? 'plan-card-attachments-yes' : 'plan-card-attachments-no'))
+  lines.push(ctx.t(p.features.transcriptExport ? 'plan-card-transcript-yes' : 'plan-card-transcript-no'))
   lines.push(
     p.carryOver === 'none'
       ? ctx.t('plan-card-carry-none')
