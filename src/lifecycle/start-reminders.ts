@@ -75,13 +75,16 @@ export async function runStartReminder(deps: Deps, job: StartReminderJob): Promi
     }
     const schedule = deskSchedule(desk)
     const opens = deadline && !isOpen(schedule, now) ? nextOpening(schedule, now) : undefined
+    // Closed until past the deadline: Start cannot be pressed in time, so no "press Start"; the end of the Start
+    // period brings the next free starts and the refund (src/orders/orders.service.ts sweepOrders).
+    if (opens && opens.getTime() >= at.getTime()) return 'skipped'
     await notify(outbox, {
       botId: row.bot_id,
       chatId: row.user_id,
       lang,
       key: deadline ? 'start-reminder-deadline' : 'start-reminder-start',
       params,
-      ...(opens && opens.getTime() < at.getTime()
+      ...(opens
         ? { more: [{ key: 'start-reminder-desk-opens', params: { at: formatInstant(opens, zone, lang) } }] }
         : {}),
       ...(deadline

@@ -11,6 +11,7 @@ import { formatInstant } from '../../src/time/format'
 import { eventually } from '../support/fixtures'
 import {
   buy,
+  openTwelveHoursAhead,
   orderState,
   type PayWorld,
   pay,
@@ -224,5 +225,57 @@ describe('before the Start deadline of an on_request consultation', () => {
     await reminderRan(consultationId, 'deadline', await startByOf(orderId))
     expect(await reminderNotes(orderId)).toBe(0)
     expect(reminders(u, /⏳ Your consultation/)).toHaveLength(0)
+  })
+})
+
+describe('the Start deadline while the desk is closed', () => {
+  // A second desk world: open one hour a week, from about 12 hours from now (payments-support.ts).
+  let closed: PayWorld
+  const hours = openTwelveHoursAhead(60, 'hour')
+  beforeAll(async () => {
+    closed = await startPayWorld(hours.configure)
+  })
+  afterAll(() => closed?.stop())
+
+  async function paidLater() {
+    const u = closed.tg.user({ language_code: 'en' })
+    const o = await buy(closed, u, 'later')
+    expect((await preCheckout(closed, u, o)).ok).toBe(true)
+    await pay(closed, u, o)
+    await closed.tg.waitForSent(u.id, /Payment received/)
+    const s = await orderState(closed.deps, o.orderId)
+    return { u, orderId: o.orderId, consultationId: s.consultation!.id }
+  }
+  const startBy = async (orderId: number) => (await orderState(closed.deps, orderId)).order.start_by!
+
+  it('says when the desk opens (Start works while it is open)', async () => {
+    const { u, orderId, consultationId } = await paidLater()
+    const at = await startBy(orderId)
+    await fastForward(closed.deps.db, consultationId, at.getTime() - 20 * HOUR - Date.now())
+    const m = await closed.tg.waitForSent(u.id, /⏳ Your consultation/)
+    expect(m.text).toContain(
+      `The desk is closed now: Start works while it is open, next from ${formatInstant(hours.opening.toJSDate(), 'Europe/Moscow', 'en')}.`,
+    )
+  })
+
+  it('closed until after the deadline: no "press Start" that cannot be pressed in time', async () => {
+    const { u, orderId, consultationId } = await paidLater()
+    const at = await startBy(orderId)
+    const x = at.getTime() - 6 * HOUR - Date.now()
+    await fastForward(closed.deps.db, consultationId, x)
+    const id = String(consultationId)
+    await eventually(async () => {
+      const r = await sql<{ state: string }>`select state from ${sql.id(BOSS_SCHEMA, 'job')}
+        where name = ${startReminderQueue.name} and data->>'consultationId' = ${id} and data->>'kind' = 'deadline'`.execute(
+        closed.deps.db,
+      )
+      return r.rows[0]?.state === 'completed'
+    }, 'the deadline reminder job')
+    const notes = await sql<{ n: number }>`select count(*)::int as n from ${sql.id(BOSS_SCHEMA, 'job')}
+      where name = 'tg.notify' and data->>'dedupeKey' like ${`order:${orderId}:start-reminder:%`}`.execute(
+      closed.deps.db,
+    )
+    expect(notes.rows[0]!.n).toBe(0)
+    expect(closed.tg.texts(u.id).filter((t) => /⏳/.test(t ?? ''))).toHaveLength(0)
   })
 })
