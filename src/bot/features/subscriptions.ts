@@ -26,8 +26,8 @@ import { show, showTariffs } from './tariffs'
  * sells subscriptions only through links), Upgrade (a one-off link for the difference), Change plan at renewal,
  * Cancel renewal / Resume. Payments of plan invoices (payload s:/u:) are routed here by the payments feature.
  *
- * Callback data: sub:list | sub:show:<code> (a card from the tariffs list) | sub:buy:<code>:<terms hash> | sub:cancel | sub:resume | sub:upgrade |
- * sub:up:<code>:<terms hash> | sub:change | sub:down:<code>
+ * Callback data: sub:list | sub:show:<code> (a card from the tariffs list) | sub:buy:<code>:<terms hash> |
+ * sub:cancel | sub:resume | sub:upgrade | sub:up:<code>:<terms hash> | sub:change | sub:down:<code>
  */
 export const subscriptionsFeature = new Composer<BotContext>()
 const priv = subscriptionsFeature.chatType('private')
