@@ -30,11 +30,12 @@ import {
   transcriptQueue,
 } from './lifecycle/lifecycle.jobs'
 import { runBreach, runReminder } from './lifecycle/sla.service'
+import { runStartReminder } from './lifecycle/start-reminders'
 import { sweepLifecycle } from './lifecycle/sweep'
 import { runTranscript } from './lifecycle/transcript'
 import { runClosingSoon, runTopicClose, runWindowClose } from './lifecycle/window.service'
 import { metrics } from './metrics'
-import { ordersSweepQueue, scheduledStartQueue } from './orders/orders.jobs'
+import { ordersSweepQueue, scheduledStartQueue, startReminderQueue } from './orders/orders.jobs'
 import { sweepOrders } from './orders/orders.service'
 import { RECONCILE_CRON, reconcileQueue, runReconciliation } from './payments/reconciliation'
 import { runExport } from './privacy/export'
@@ -68,6 +69,7 @@ export const QUEUES: readonly QueueDef<any>[] = [
   ledgerSweepQueue,
   // orders, payments and disputes
   scheduledStartQueue,
+  startReminderQueue,
   ordersSweepQueue,
   reconcileQueue,
   disputeTopicQueue,
@@ -118,6 +120,7 @@ export async function startWorkers(deps: Deps): Promise<void> {
 
   // Orders, payments, disputes: the order sweeper every minute, the reconciliation daily.
   await jobs.work(scheduledStartQueue, (d) => runScheduledStart(deps, d))
+  await jobs.work(startReminderQueue, (d) => runStartReminder(deps, d))
   await jobs.work(ordersSweepQueue, () => sweepOrders(deps))
   await jobs.work(reconcileQueue, (d) => runReconciliation(deps, d))
   await jobs.work(disputeTopicQueue, (d) => handleDisputeTopic(deps, d))

@@ -123,20 +123,19 @@ export function createBot(deps: Deps, desk: DeskRuntime, botInfo?: UserFromGetMe
 export async function setCommands(bot: Bot<BotContext>, deps: Deps, desk: DeskRuntime): Promise<void> {
   const list = (lang: string) =>
     [
-      ...([
-        'start',
-        'tariffs',
-        'status',
-        'transcript',
-        'timezone',
-        'help',
-        'terms',
-        'privacy',
-        'paysupport',
-        'cancel',
-      ] as const),
-      // Support plans (src/subscriptions): only when the desk sells one.
+      'start',
+      'tariffs',
+      // Support plans (src/subscriptions): next to the tariffs, only when the desk sells one.
       ...((desk.plans?.length ?? 0) > 0 ? (['plan'] as const) : []),
+      'status',
+      'transcript',
+      'timezone',
+      'help',
+      'terms',
+      'privacy',
+      'mydata',
+      'paysupport',
+      'cancel',
     ].map((c) => ({
       command: c,
       description: deps.i18n.t(lang, `cmd-${c}`),

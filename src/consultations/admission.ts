@@ -8,6 +8,7 @@ import { queueOwnerAlert } from '../experts/alerts'
 import type { Outbox } from '../jobs/jobs'
 import { LedgerTx } from '../ledger/ledger.service'
 import { APPEALS_UNIT, CONSULTATION_SCOPE } from '../orders/allowances'
+import { consultationPlan, deskHasPlanWith, planSlaMinutes } from '../orders/plan-features'
 import { topUpButtons } from '../orders/topups'
 import { type ContentType, contentTypeOf, storedContent } from '../routing/content'
 import { clearClientBlocked, ensureDeskConsultation } from '../routing/desk-consultation.repository'
@@ -150,6 +151,21 @@ async function planWithoutAttachments(
   return plan && !plan.features.attachments ? { consultationId: c.id, code: plan.code } : undefined
 }
 
+/**
+ * The SLA of a question opened now: the order's (the tariff's or plan's standard), or a priority plan's shorter one
+ * (src/orders/plan-features.ts), read only when the desk sells such a plan.
+ */
+async function questionSlaMinutes(
+  trx: Trx,
+  desk: DeskRuntime,
+  consultationId: number,
+  orderMinutes: number,
+): Promise<number> {
+  if (!deskHasPlanWith(desk, 'prioritySla', true)) return orderMinutes
+  const plan = await consultationPlan(trx, desk, consultationId)
+  return plan?.features.prioritySla ? planSlaMinutes(plan) : orderMinutes
+}
+
 function planRow(consultationId: number): AdmitRow {
   return {
     o_consultation_id: consultationId,
@@ -206,7 +222,7 @@ async function admit(
 
   // outcome "open": a new appeal, the desk's first message, or a client back after blocking the bot.
   let appealId = a.o_open_appeal_id
-  let opened: { number: number; dueAt: Date } | undefined
+  let opened: { number: number; dueAt: Date; slaMinutes: number } | undefined
   if (appealId === null) {
     const requestId = appealRequestId(desk.botId, m.chat.id, m.message_id)
     const r = await new LedgerTx(trx, deps.config.ledger.overrunPolicy, APPEAL_HOLD_TTL_SECONDS).reserve({
@@ -216,7 +232,7 @@ async function admit(
       ttlSeconds: APPEAL_HOLD_TTL_SECONDS,
     })
     if (!r.admitted) return refuse(trx, outbox, deps, desk, m, type, lang, a, ledgerRefusal(deps, c.id, r))
-    const slaMinutes = a.o_sla_minutes!
+    const slaMinutes = await questionSlaMinutes(trx, desk, c.id, a.o_sla_minutes!)
     const dueAt = appealDueAt(desk, checkedAt, slaMinutes)
     const number = (a.o_last_appeal_number ?? 0) + 1
     const appeal = await insertAppeal(trx, {
@@ -230,7 +246,7 @@ async function admit(
       dueAt,
     })
     appealId = appeal.id
-    opened = { number, dueAt }
+    opened = { number, dueAt, slaMinutes }
     // Its reminder and breach jobs at their instants (src/lifecycle), committed with the appeal.
     await scheduleAppealSla(trx, outbox, desk, appeal)
   }
@@ -268,7 +284,7 @@ async function admit(
         number: opened.number,
         accepted: formatInstant(checkedAt, zone, lang),
         due: formatInstant(opened.dueAt, zone, lang),
-        sla: formatHours(a.o_sla_minutes!, lang),
+        sla: formatHours(opened.slaMinutes, lang),
       },
       dedupeKey: `desk:appeal:${appealId}:receipt`,
     })

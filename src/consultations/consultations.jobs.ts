@@ -1,8 +1,7 @@
-import { createHash } from 'node:crypto'
 import type { DeskRuntime } from '../config/load'
 import type { Db, Trx } from '../db/database'
 import type { Jobs, Outbox } from '../jobs/jobs'
-import { defineQueue } from '../jobs/queue'
+import { defineQueue, jobId } from '../jobs/queue'
 import { closingSoonAt, reminderAt } from '../time/instants'
 
 /**
@@ -44,14 +43,8 @@ export const slaBreachQueue = defineQueue<AppealJob>('sla.breach', {}, 2)
 export const closingSoonQueue = defineQueue<WindowJob>('lifecycle.closing-soon', {}, 2)
 /** At access_until: the consultation (and its order) close; the client and the topic are told. */
 export const windowCloseQueue = defineQueue<WindowJob>('lifecycle.close', {}, 2)
-/** A UUID (v5 layout) from a key: the same key always names the same job. */
-export function jobId(key: string): string {
-  const h = createHash('sha256').update(key).digest('hex').slice(0, 32).split('')
-  h[12] = '5'
-  h[16] = ((Number.parseInt(h[16]!, 16) & 0x3) | 0x8).toString(16)
-  const s = h.join('')
-  return `${s.slice(0, 8)}-${s.slice(8, 12)}-${s.slice(12, 16)}-${s.slice(16, 20)}-${s.slice(20, 32)}`
-}
+/** A UUID (v5 layout) from a key: the same key always names the same job (src/jobs/queue.ts). */
+export { jobId } from '../jobs/queue'
 
 type Sender = Pick<Outbox, 'send'>
 

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto'
 import type PgBoss from 'pg-boss'
 
 /**
@@ -40,3 +41,15 @@ export function defineQueue<T>(
 }
 
 export type PayloadOf<Q> = Q extends QueueDef<infer T> ? T : never
+
+/**
+ * A UUID (v5 layout) from a key: the same key always names the same job. pg-boss inserts a job with ON CONFLICT DO
+ * NOTHING on its id, so a job written twice under one key (a replayed transaction, a retried handler) exists once.
+ */
+export function jobId(key: string): string {
+  const h = createHash('sha256').update(key).digest('hex').slice(0, 32).split('')
+  h[12] = '5'
+  h[16] = ((Number.parseInt(h[16]!, 16) & 0x3) | 0x8).toString(16)
+  const s = h.join('')
+  return `${s.slice(0, 8)}-${s.slice(8, 12)}-${s.slice(12, 16)}-${s.slice(16, 20)}-${s.slice(20, 32)}`
+}

@@ -1,9 +1,11 @@
 import { clientZone } from '../clients/clients.service'
 import type { DeskRuntime } from '../config/load'
 import { pick } from '../config/load'
+import type { PlanConfig } from '../config/schema'
 import type { Db } from '../db/database'
 import { claimUpdate } from '../db/once'
 import type { Deps } from '../deps'
+import { consultationPlan } from '../orders/plan-features'
 import { sendFileOnce } from '../telegram/send-file-once'
 import { formatInstant } from '../time/format'
 import type { TranscriptJob } from './lifecycle.jobs'
@@ -21,10 +23,13 @@ export type TranscriptRequest =
   | { status: 'duplicate' }
   | { status: 'none' }
   | { status: 'not-closed'; consultationId: number }
+  /** The consultation's support plan does not include transcript export (src/orders/plan-features.ts). */
+  | { status: 'not-in-plan'; consultationId: number; plan: PlanConfig }
 
 /**
  * Queues the transcript of `consultationId` (or, without one, the client's latest closed consultation). Only the
- * client's own consultation, and only once it closed (or was refunded). One file per update: a redelivered update
+ * client's own consultation, only once it closed (or was refunded), and not for a support plan whose features
+ * exclude the transcript (refused with the plan named; /mydata still holds it). One file per update: a redelivered update
  * finds its claim and queues nothing.
  */
 export async function requestTranscript(
@@ -45,6 +50,8 @@ export async function requestTranscript(
     const c = await q.orderBy('id', 'desc').executeTakeFirst()
     if (!c) return { status: 'none' }
     if (c.state !== 'closed' && c.state !== 'revoked') return { status: 'not-closed', consultationId: c.id }
+    const plan = await consultationPlan(trx, desk, c.id)
+    if (plan && !plan.features.transcriptExport) return { status: 'not-in-plan', consultationId: c.id, plan }
     if (!(await claimUpdate(trx, desk.botId, input.updateId))) return { status: 'duplicate' }
     await outbox.send(transcriptQueue, {
       botId: desk.botId,

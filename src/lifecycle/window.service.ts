@@ -10,6 +10,7 @@ import { Ledger } from '../ledger/ledger.service'
 import { APPEALS_UNIT, CONSULTATION_SCOPE } from '../orders/allowances'
 import { canTransition, lockOrder, moveOrder } from '../orders/order-state'
 import { consultationView, lockConsultationView } from '../orders/orders.repository'
+import { consultationPlan, deskHasPlanWith } from '../orders/plan-features'
 import { topUpButtons } from '../orders/topups'
 import { activeRoute } from '../routing/routes.repository'
 import { isTopicUnusable } from '../telegram/api'
@@ -150,11 +151,16 @@ export async function runWindowClose(
       },
     })
     const zone = await clientZone(trx, desk, v.user_id)
+    // A support plan without transcript export offers no transcript button (src/orders/plan-features.ts).
+    const plan = deskHasPlanWith(desk, 'transcriptExport', false)
+      ? await consultationPlan(trx, desk, v.id)
+      : undefined
+    const transcript = plan?.features.transcriptExport !== false
     await notify(outbox, {
       botId: desk.botId,
       chatId: v.user_id,
       lang: v.lang,
-      key: 'lifecycle-closed',
+      key: transcript ? 'lifecycle-closed' : 'lifecycle-closed-no-transcript',
       params: { title: v.title, end: formatInstant(v.access_until, zone, v.lang) },
       more: [
         ...(open.length ? [{ key: 'lifecycle-closed-open', params: { count: open.length } }] : []),
@@ -162,7 +168,9 @@ export async function runWindowClose(
       ],
       replyMarkup: {
         inline_keyboard: [
-          [{ text: deps.i18n.t(v.lang, 'transcript-button'), callback_data: `tr:get:${v.id}` }],
+          ...(transcript
+            ? [[{ text: deps.i18n.t(v.lang, 'transcript-button'), callback_data: `tr:get:${v.id}` }]]
+            : []),
           ...ratingKeyboard((l, k, p) => deps.i18n.t(l, k, p), v.lang, v.id).inline_keyboard,
         ],
       },

@@ -9,12 +9,19 @@ import type { Trx } from '../db/database'
 import { claimUpdate } from '../db/once'
 import type { Deps } from '../deps'
 import type { Outbox } from '../jobs/jobs'
+import { jobId } from '../jobs/queue'
 import { notify } from '../telegram/notify'
 import { isOpen, nextOpening } from '../time/business-time'
 import { deskSchedule } from '../time/schedule'
 import { type CapacityAccount, dayAccount, freePlaces, releaseHold, slotAccount } from './capacity'
 import { moveOrder } from './order-state'
-import { scheduledStartQueue } from './orders.jobs'
+import {
+  START_DEADLINE_REMINDER_LEAD_MS,
+  START_REMINDER_LEAD_MS,
+  type StartReminderJob,
+  scheduledStartQueue,
+  startReminderQueue,
+} from './orders.jobs'
 import {
   dbNow,
   findOrder,
@@ -272,13 +279,36 @@ export function recordInvoiceMessage(deps: Deps, orderId: number, messageId: num
 // ---------------------------------------------------------------------------------------------------------------
 // Scheduled starts
 
-/** The activation job at a future start; singleton per consultation and start so a retry schedules nothing twice. */
+/**
+ * The activation job at a future start; singleton per consultation and start so a retry schedules nothing twice.
+ * With it, in the same transaction, the client's reminder an hour before (src/lifecycle/start-reminders.ts).
+ */
 export async function scheduleStart(outbox: Outbox, consultationId: number, at: Date): Promise<void> {
   await outbox.send(
     scheduledStartQueue,
     { consultationId, startsAt: at.toISOString() },
     { startAfter: at, singletonKey: `start:${consultationId}:${at.getTime()}` },
   )
+  await scheduleStartReminder(outbox, consultationId, 'start', at, START_REMINDER_LEAD_MS)
+}
+
+/** The reminder a day before an on_request order's Start period ends (its start_by), with the Start button. */
+export function scheduleStartDeadlineReminder(outbox: Outbox, consultationId: number, startBy: Date) {
+  return scheduleStartReminder(outbox, consultationId, 'deadline', startBy, START_DEADLINE_REMINDER_LEAD_MS)
+}
+
+async function scheduleStartReminder(
+  outbox: Outbox,
+  consultationId: number,
+  kind: StartReminderJob['kind'],
+  at: Date,
+  leadMs: number,
+): Promise<void> {
+  const data: StartReminderJob = { consultationId, kind, at: at.toISOString() }
+  await outbox.send(startReminderQueue, data, {
+    startAfter: new Date(at.getTime() - leadMs),
+    id: jobId(`${startReminderQueue.name}:${consultationId}:${kind}:${data.at}`),
+  })
 }
 
 // ---------------------------------------------------------------------------------------------------------------

@@ -17,7 +17,12 @@ import {
   type Payment,
   updateOrder,
 } from '../orders/orders.repository'
-import { accountForOrder, nextFreeStarts, scheduleStart } from '../orders/orders.service'
+import {
+  accountForOrder,
+  nextFreeStarts,
+  scheduleStart,
+  scheduleStartDeadlineReminder,
+} from '../orders/orders.service'
 import { notify } from '../telegram/notify'
 import { windowParams } from '../time/client-time'
 import { formatInstant } from '../time/format'
@@ -140,6 +145,8 @@ export async function recordSuccessfulPayment(
       const startBy = new Date(now.getTime() + (order.start_within_days ?? 14) * 86_400_000)
       await moveOrder(trx, order, 'paid_waiting')
       await updateOrder(trx, order.id, { start_by: startBy })
+      // The reminder a day before the Start period ends (src/lifecycle/start-reminders.ts), with this state.
+      await scheduleStartDeadlineReminder(outbox, consultation.id, startBy)
       const zone = await clientZone(trx, desk, order.user_id)
       await notify(outbox, {
         botId: desk.botId,

@@ -256,7 +256,7 @@ class LaneRun {
         !(await this.othersWaiting())
       )
         batch = await this.copyRun(head, MAX_ITEMS_PER_ROUND - n)
-      const priority = await itemPriority(this.db, head)
+      const priority = await itemPriority(this.db, this.desk, head)
       const r = await withSendContext(sendContext(this.v.id, this.dir, priority), () =>
         this.deliver(batch, digest),
       )

@@ -25,7 +25,10 @@ export type TelegramLimits = AppConfig['telegramLimits']
 export interface SendContext {
   /** Turns are taken per lane: one consultation's direction ('c:<id>:in'). */
   lane: string
-  /** 0: a client's first message of a new question, SLA reminders; 1: everything else (the default). */
+  /**
+   * Lowest first (src/routing/fairness.ts): 0 SLA reminders and a priority plan's new question, 1 any other new
+   * question, 2 everything else (the default).
+   */
   priority: number
   /**
    * Longer waits than this throw BudgetWait instead of waiting: a lane into private chats gives its worker up while
@@ -43,7 +46,8 @@ export class BudgetWait extends Error {
 }
 
 export const PRIORITY_URGENT = 0
-export const PRIORITY_NORMAL = 1
+export const PRIORITY_QUESTION = 1
+export const PRIORITY_NORMAL = 2
 
 const context = new AsyncLocalStorage<SendContext>()
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { itemPriority } from '../../src/routing/fairness'
-import { PRIORITY_NORMAL, PRIORITY_URGENT } from '../../src/telegram/budget'
+import { PRIORITY_NORMAL, PRIORITY_QUESTION, PRIORITY_URGENT } from '../../src/telegram/budget'
 import {
   clientSends,
   consultationWithTopic,
@@ -24,7 +24,7 @@ describe('priorities within the group budget', () => {
   })
   afterAll(() => w?.stop())
 
-  it('a new question and SLA alerts are urgent; clarifications, answers and notes are not', async () => {
+  it('SLA alerts are urgent, a new question comes next; clarifications, answers and notes after them', async () => {
     const { client, consultationId, route } = await consultationWithTopic(w)
     const q1 = await clientSends(w, client, 'How do I rotate the key?')
     await itemIn(w, client.id, q1.message_id, 'sent')
@@ -44,21 +44,26 @@ describe('priorities within the group budget', () => {
     const of = (m: { chat: { id: number }; message_id: number }) =>
       all.find((i) => i.chat_id === m.chat.id && i.message_id === m.message_id)!
     const priorities = {
-      firstQuestion: await itemPriority(w.deps.db, of(q1)),
-      clarification: await itemPriority(w.deps.db, of(more)),
-      answer: await itemPriority(w.deps.db, of(answer.message)),
-      questionAfterAnswer: await itemPriority(w.deps.db, of(q2)),
-      slaAlert: await itemPriority(w.deps.db, { ...of(more), kind: 'note', dedupe_key: 'sla:1:reminder' }),
-      note: await itemPriority(w.deps.db, { ...of(more), kind: 'note', chat_id: null }),
+      firstQuestion: await itemPriority(w.deps.db, w.t.desk, of(q1)),
+      clarification: await itemPriority(w.deps.db, w.t.desk, of(more)),
+      answer: await itemPriority(w.deps.db, w.t.desk, of(answer.message)),
+      questionAfterAnswer: await itemPriority(w.deps.db, w.t.desk, of(q2)),
+      slaAlert: await itemPriority(w.deps.db, w.t.desk, {
+        ...of(more),
+        kind: 'note',
+        dedupe_key: 'sla:1:reminder',
+      }),
+      note: await itemPriority(w.deps.db, w.t.desk, { ...of(more), kind: 'note', chat_id: null }),
     }
     expect(priorities).toEqual({
-      firstQuestion: PRIORITY_URGENT,
+      firstQuestion: PRIORITY_QUESTION,
       clarification: PRIORITY_NORMAL,
       answer: PRIORITY_NORMAL,
-      questionAfterAnswer: PRIORITY_URGENT,
+      questionAfterAnswer: PRIORITY_QUESTION,
       slaAlert: PRIORITY_URGENT,
       note: PRIORITY_NORMAL,
     })
-    expect(PRIORITY_URGENT).toBeLessThan(PRIORITY_NORMAL)
+    expect(PRIORITY_URGENT).toBeLessThan(PRIORITY_QUESTION)
+    expect(PRIORITY_QUESTION).toBeLessThan(PRIORITY_NORMAL)
   })
 })

@@ -1,6 +1,7 @@
 import { Composer, InlineKeyboard } from 'grammy'
 import { recordStart } from '../../clients/clients.service'
 import { pick } from '../../config/load'
+import { pickText } from '../../subscriptions/plans'
 import type { BotContext } from '../context'
 
 export const startFeature = new Composer<BotContext>()
@@ -13,15 +14,37 @@ priv.command('start', async (ctx) => {
   const lines = desk.tariffs.map((t) =>
     ctx.t('tariff-line', { title: pick(t.title, ctx.lang, desk.defaultLanguage), price: t.priceStars }),
   )
+  // Support plans (src/subscriptions) are offered next to the one-off tariffs, with their price per 30 days.
+  const plans = (desk.plans ?? []).map((p) =>
+    ctx.t('welcome-plan-line', {
+      title: pickText(p.title, ctx.lang, desk.defaultLanguage),
+      price: p.priceStars,
+    }),
+  )
   await ctx.reply(
     [
       ctx.t('welcome', { name: ctx.from.first_name, desk: pick(desk.name, ctx.lang, desk.defaultLanguage) }),
       '',
       ctx.t('welcome-tariffs'),
       ...lines,
+      ...(plans.length ? ['', ctx.t('welcome-plans'), ...plans] : []),
     ].join('\n'),
-    { reply_markup: new InlineKeyboard().text(ctx.t('btn-tariffs'), 'tf:list') },
+    {
+      reply_markup: new InlineKeyboard().text(
+        ctx.t(plans.length ? 'btn-tariffs-and-plans' : 'btn-tariffs'),
+        'tf:list',
+      ),
+    },
   )
 })
 
-priv.command('help', (ctx) => ctx.reply(ctx.t('help')))
+/** /help: every client command; /plan only where the desk sells a plan. */
+priv.command('help', (ctx) =>
+  ctx.reply(
+    [
+      ctx.t('help'),
+      ...((ctx.desk.plans?.length ?? 0) > 0 ? [ctx.t('help-plan')] : []),
+      ctx.t('help-data'),
+    ].join('\n'),
+  ),
+)

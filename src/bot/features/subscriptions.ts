@@ -3,10 +3,12 @@ import type { PreCheckoutQuery, SuccessfulPayment } from 'grammy/types'
 import type { DeskRuntime } from '../../config/load'
 import type { PlanConfig } from '../../config/schema'
 import type { Deps } from '../../deps'
+import { planSlaMinutes } from '../../orders/plan-features'
 import { XTR } from '../../payments/pre-checkout'
 import { planView, setRenewal } from '../../subscriptions/lifecycle'
 import { recordPlanPayment } from '../../subscriptions/payment'
 import {
+  findPlan,
   parsePlanPayload,
   periodEnd,
   pickText,
@@ -18,6 +20,7 @@ import { cut, INVOICE_DESCRIPTION_MAX, INVOICE_TITLE_MAX } from '../../text'
 import { formatDate, formatHours } from '../../time/format'
 import type { BotContext } from '../context'
 import { supportedLanguage } from '../i18n'
+import { show, showTariffs } from './tariffs'
 
 /**
  * Support plans paid by a Stars subscription (src/subscriptions): /plan (the plans with their terms before payment,
@@ -26,8 +29,8 @@ import { supportedLanguage } from '../i18n'
  * its start and the rule before its link; src/subscriptions/plans.ts changeStartsAt), Cancel renewal / Resume (also
  * on the renewal reminder). Payments of plan links (payload s:) are routed here by the payments feature.
  *
- * Callback data: sub:list | sub:buy:<code>:<terms hash> | sub:cancel | sub:resume | sub:change |
- * sub:chg:<code>:<terms hash>
+ * Callback data: sub:list | sub:show:<code> (a card from the tariffs list) | sub:buy:<code>:<terms hash> |
+ * sub:cancel | sub:resume | sub:change | sub:chg:<code>:<terms hash>
  */
 export const subscriptionsFeature = new Composer<BotContext>()
 const priv = subscriptionsFeature.chatType('private')
@@ -72,15 +75,16 @@ function planCard(ctx: BotContext, p: PlanConfig): string {
     ctx.t('plan-card-questions', { questions: p.questions }),
   ]
   if (p.drafts > 0) lines.push(ctx.t('plan-card-drafts', { drafts: p.drafts }))
-  lines.push(ctx.t('plan-card-sla', { sla: formatHours(Math.round(p.slaBusinessHours * 60), lang) }))
-  const yes = (f: boolean) => (f ? '✅' : '—')
+  // The features in words (src/orders/plan-features.ts enforces them): a priority plan's shorter SLA with the usual
+  // one beside it, and what is not included said as such.
+  const standard = formatHours(Math.round(p.slaBusinessHours * 60), lang)
   lines.push(
-    ctx.t('plan-card-features', {
-      attachments: yes(p.features.attachments),
-      priority: yes(p.features.prioritySla),
-      transcript: yes(p.features.transcriptExport),
-    }),
+    p.features.prioritySla
+      ? ctx.t('plan-card-sla-priority', { sla: formatHours(planSlaMinutes(p), lang), standard })
+      : ctx.t('plan-card-sla', { sla: standard }),
   )
+  lines.push(ctx.t(p.features.attachments ? 'plan-card-attachments-yes' : 'plan-card-attachments-no'))
+  lines.push(ctx.t(p.features.transcriptExport ? 'plan-card-transcript-yes' : 'plan-card-transcript-no'))
   lines.push(
     p.carryOver === 'none'
       ? ctx.t('plan-card-carry-none')
@@ -93,19 +97,24 @@ function planCard(ctx: BotContext, p: PlanConfig): string {
   return lines.join('\n')
 }
 
+function subscribeKeyboard(ctx: BotContext, p: PlanConfig): InlineKeyboard {
+  return new InlineKeyboard().text(
+    ctx.t('plan-btn-subscribe', { price: p.priceStars }),
+    `sub:buy:${p.code}:${planTermsHash(p)}`,
+  )
+}
+
 async function showPlans(ctx: BotContext): Promise<void> {
   const plans = ctx.desk.plans
   if (plans.length === 0) {
     await ctx.reply(ctx.t('plan-none-offered'))
     return
   }
-  for (const p of plans) {
-    const kb = new InlineKeyboard().text(
-      ctx.t('plan-btn-subscribe', { price: p.priceStars }),
-      `sub:buy:${p.code}:${planTermsHash(p)}`,
-    )
-    await ctx.reply(planCard(ctx, p), { reply_markup: kb, link_preview_options: { is_disabled: true } })
-  }
+  for (const p of plans)
+    await ctx.reply(planCard(ctx, p), {
+      reply_markup: subscribeKeyboard(ctx, p),
+      link_preview_options: { is_disabled: true },
+    })
 }
 
 async function showPlan(ctx: BotContext): Promise<void> {
@@ -156,6 +165,21 @@ priv.command('plan', showPlan)
 priv.callbackQuery('sub:list', async (ctx) => {
   await ctx.answerCallbackQuery()
   await showPlans(ctx)
+})
+
+/** One plan's card from the list of tariffs and plans (tf:list): its terms, Subscribe, and back to the list. */
+priv.callbackQuery(/^sub:show:([a-z0-9_-]{1,32})$/, async (ctx) => {
+  const p = findPlan(ctx.desk, ctx.match[1]!)
+  if (!p) {
+    await ctx.answerCallbackQuery({ text: ctx.t('plan-refused-plan-unknown'), show_alert: true })
+    return showTariffs(ctx)
+  }
+  await ctx.answerCallbackQuery()
+  await show(
+    ctx,
+    planCard(ctx, p),
+    subscribeKeyboard(ctx, p).row().text(ctx.t('btn-all-tariffs-and-plans'), 'tf:list'),
+  )
 })
 
 async function sendLink(ctx: BotContext, kind: 'subscribe' | 'change', code: string, terms: string) {

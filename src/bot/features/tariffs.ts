@@ -8,12 +8,15 @@ import { findTariff, upcomingSlots } from '../../orders/tariffs'
 import { closedUntil, closedWarning, invoiceTexts, openingStartText, tariffCard } from '../../payments/offer'
 import { orderPayload } from '../../payments/payload'
 import { XTR } from '../../payments/pre-checkout'
+import { pickText } from '../../subscriptions/plans'
 import { formatInstant } from '../../time/format'
 import type { BotContext } from '../context'
 
 /**
  * Tariffs: the list, one tariff's card with its terms (shown before payment), start slots for scheduled tariffs,
  * and "Accept terms and pay": an order (a snapshot of the tariff, terms version pinned) and a Stars invoice.
+ *
+ * The list also names the desk's support plans (sub:show:<code>, answered by the subscriptions feature).
  *
  * Callback data: tf:list | tf:show:<code> | tf:slots:<code> | tf:buy:<code>:<terms hash>[:<start epoch s> | :now]
  * (the start: a scheduled tariff's slot; for an immediate one outside hours, "now" or the desk's next opening).
@@ -34,11 +37,21 @@ function listKeyboard(ctx: BotContext): InlineKeyboard {
       }),
       `tf:show:${tariff.code}`,
     ).row()
+  // The support plans in the same list, each with its price per 30 days: the button opens the plan's card
+  // (its terms and Subscribe, src/bot/features/subscriptions.ts).
+  for (const p of ctx.desk.plans ?? [])
+    kb.text(
+      ctx.t('plan-list-button', {
+        title: pickText(p.title, ctx.lang, ctx.desk.defaultLanguage),
+        price: p.priceStars,
+      }),
+      `sub:show:${p.code}`,
+    ).row()
   return kb
 }
 
 /** Edit the message a button belongs to; a message too old to edit gets a new one instead. */
-async function show(ctx: BotContext, text: string, keyboard: InlineKeyboard): Promise<void> {
+export async function show(ctx: BotContext, text: string, keyboard: InlineKeyboard): Promise<void> {
   if (ctx.callbackQuery?.message) {
     try {
       await ctx.editMessageText(text, { reply_markup: keyboard, link_preview_options: { is_disabled: true } })
@@ -51,7 +64,11 @@ async function show(ctx: BotContext, text: string, keyboard: InlineKeyboard): Pr
 }
 
 export async function showTariffs(ctx: BotContext): Promise<void> {
-  await show(ctx, ctx.t('tariffs-intro'), listKeyboard(ctx))
+  await show(
+    ctx,
+    ctx.t((ctx.desk.plans?.length ?? 0) > 0 ? 'tariffs-intro-with-plans' : 'tariffs-intro'),
+    listKeyboard(ctx),
+  )
 }
 
 priv.command('tariffs', showTariffs)

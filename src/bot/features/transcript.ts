@@ -1,5 +1,6 @@
 import { Composer } from 'grammy'
 import { requestTranscript, type TranscriptRequest } from '../../lifecycle/transcript'
+import { pickText } from '../../subscriptions/plans'
 import type { BotContext } from '../context'
 
 /**
@@ -11,6 +12,8 @@ const priv = transcriptFeature.chatType('private')
 
 function answerKey(r: TranscriptRequest): string | undefined {
   switch (r.status) {
+    case 'not-in-plan':
+      return 'transcript-not-in-plan'
     case 'queued':
       return 'transcript-queued'
     case 'none':
@@ -22,6 +25,13 @@ function answerKey(r: TranscriptRequest): string | undefined {
   }
 }
 
+/** The plan's title for a refusal by plan. */
+function answerParams(ctx: BotContext, r: TranscriptRequest): Record<string, string> {
+  return r.status === 'not-in-plan'
+    ? { plan: pickText(r.plan.title, ctx.lang, ctx.desk.defaultLanguage) }
+    : {}
+}
+
 priv.command('transcript', async (ctx) => {
   const r = await requestTranscript(ctx.deps, ctx.desk, {
     userId: ctx.from.id,
@@ -29,7 +39,7 @@ priv.command('transcript', async (ctx) => {
     updateId: ctx.update.update_id,
   })
   const key = answerKey(r)
-  if (key) await ctx.reply(ctx.t(key))
+  if (key) await ctx.reply(ctx.t(key, answerParams(ctx, r)))
 })
 
 priv.callbackQuery(/^tr:get:(\d{1,15})$/, async (ctx) => {
@@ -40,5 +50,7 @@ priv.callbackQuery(/^tr:get:(\d{1,15})$/, async (ctx) => {
     updateId: ctx.update.update_id,
   })
   const key = answerKey(r)
-  await ctx.answerCallbackQuery(key ? { text: ctx.t(key) } : {})
+  await ctx.answerCallbackQuery(
+    key ? { text: ctx.t(key, answerParams(ctx, r)), show_alert: r.status === 'not-in-plan' } : {},
+  )
 })

@@ -2,10 +2,17 @@
 
 plan-none-offered = No support plans are offered at the moment. See /tariffs for one-off consultations.
 plan-card-title = {$title} — {$price} ⭐ per 30 days
-plan-card-questions = Included: {$questions} questions per period.
+plan-card-questions = Included: { $questions ->
+    [one] {$questions} question
+   *[other] {$questions} questions
+} per period.
 plan-card-drafts = Experts may use up to {$drafts} AI drafts per period; every answer is checked and sent by an expert.
 plan-card-sla = Answers: within {$sla} of business time per question.
-plan-card-features = Attachments {$attachments} · Priority SLA {$priority} · Transcript export {$transcript}
+plan-card-sla-priority = Priority answers: within {$sla} of business time per question (half the usual {$standard}), and your questions reach the experts before others.
+plan-card-attachments-yes = Photos and files with your questions: included.
+plan-card-attachments-no = Photos and files: not included in this plan; questions are accepted as text.
+plan-card-transcript-yes = Transcript file of your conversation (/transcript): included.
+plan-card-transcript-no = Transcript file (/transcript): not included in this plan. Your own data is always yours: /mydata sends everything we hold about you, the conversation included.
 plan-card-carry-none = Unused questions do not carry over to the next period.
 plan-card-carry-capped = Unused questions carry over to the next period, up to {$max}.
 plan-card-refund-revoke_now = Refund of a period: access ends at once and the rest of the period is void.

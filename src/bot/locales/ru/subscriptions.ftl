@@ -2,10 +2,18 @@
 
 plan-none-offered = Планы поддержки сейчас не продаются. Разовые консультации — в /tariffs.
 plan-card-title = {$title} — {$price} ⭐ за 30 дней
-plan-card-questions = Включено: {$questions} вопросов за период.
+plan-card-questions = Включено: { $questions ->
+    [one] {$questions} вопрос
+    [few] {$questions} вопроса
+   *[many] {$questions} вопросов
+} за период.
 plan-card-drafts = Эксперты могут использовать до {$drafts} ИИ-черновиков за период; каждый ответ проверяет и отправляет эксперт.
 plan-card-sla = Ответ: в течение {$sla} рабочего времени на вопрос.
-plan-card-features = Вложения {$attachments} · Приоритетный SLA {$priority} · Экспорт переписки {$transcript}
+plan-card-sla-priority = Приоритетный ответ: в течение {$sla} рабочего времени на вопрос (вдвое быстрее обычных {$standard}), и ваши вопросы попадают к экспертам раньше других.
+plan-card-attachments-yes = Фото и файлы к вопросам: входят.
+plan-card-attachments-no = Фото и файлы: в этот план не входят; вопросы принимаются текстом.
+plan-card-transcript-yes = Файл с перепиской (/transcript): входит.
+plan-card-transcript-no = Файл с перепиской (/transcript): в этот план не входит. Ваши данные всегда ваши: /mydata пришлёт всё, что мы о вас храним, включая переписку.
 plan-card-carry-none = Неиспользованные вопросы на следующий период не переносятся.
 plan-card-carry-capped = Неиспользованные вопросы переносятся на следующий период, не больше {$max}.
 plan-card-refund-revoke_now = Возврат оплаты периода: доступ прекращается сразу, остаток периода аннулируется.
