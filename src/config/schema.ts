@@ -84,7 +84,8 @@ const tariff = z.strictObject({
 })
 export type TariffConfig = z.infer<typeof tariff>
 
-const desk = z
+/** One desk: one `desks[]` entry of the YAML, and the document src/settings keeps per desk in PostgreSQL. */
+export const deskSchema = z
   .strictObject({
     /** Short name used in the webhook path and logs. */
     slug: z.string().regex(/^[a-z0-9-]{1,32}$/, 'expected a slug of a-z, 0-9 and "-"'),
@@ -92,10 +93,16 @@ const desk = z
     /** Name of the environment variable holding this desk's bot token. */
     tokenEnv: z.string().regex(/^[A-Z][A-Z0-9_]*$/, 'expected an environment variable name'),
     defaultLanguage: language.default('ru'),
-    /** The staff supergroup with topics enabled; the bot is an admin there with can_manage_topics. */
-    staffChatId: z.number().int(),
+    /**
+     * The staff supergroup with topics enabled; the bot is an admin there with can_manage_topics. Unset on a desk
+     * being set up (a first run with only a token): nothing is sold and no topic is made until it is set.
+     */
+    staffChatId: z.number().int().optional(),
     staff: z.strictObject({
-      admins: z.array(z.number().int().positive()).min(1),
+      /** The desk's owner: an admin who also manages staff (claimed with the one-time owner link; one of admins). */
+      owner: z.number().int().positive().optional(),
+      /** Empty on a desk being set up (until the owner claims it). */
+      admins: z.array(z.number().int().positive()).default([]),
       experts: z.array(z.number().int().positive()).default([]),
       /**
        * Whether an anonymous admin of the staff group (posting as the group, sender_chat) acts as a desk admin.
@@ -104,7 +111,8 @@ const desk = z
       anonymousAdmins: z.boolean().default(false),
     }),
     schedule,
-    tariffs: z.array(tariff).min(1),
+    /** None on a desk being set up: the tariff list says the desk is not open for sale yet. */
+    tariffs: z.array(tariff).default([]),
     /** Support plans paid by a Stars subscription (src/subscriptions); none by default. */
     plans: z.array(plan).default([]),
     /** Hours after a period's end a renewal may still arrive before the plan lapses. */
@@ -125,6 +133,11 @@ const desk = z
         }),
       )
       .optional(),
+    /**
+     * The desk's anti-flood (src/routing/antiflood.ts): at most `perMinute` of a client's messages go into the topic
+     * one by one in any minute; the rest go as one digest. Unset: the deployment's `antiFlood`. 0 = off.
+     */
+    antiFlood: z.strictObject({ perMinute: z.number().int().min(0).max(1000) }).optional(),
     /** Messages from staff in a topic that start with this prefix stay in the topic. */
     internalNotePrefix: z.string().min(1).default('//'),
     /** Minutes a pre-checkout capacity hold lasts before the slot is freed. */
@@ -159,6 +172,8 @@ const desk = z
   })
   .superRefine((d, ctx) => {
     const staff = new Set([...d.staff.admins, ...d.staff.experts])
+    if (d.staff.owner !== undefined && !d.staff.admins.includes(d.staff.owner))
+      ctx.addIssue({ code: 'custom', path: ['staff', 'owner'], message: 'not one of staff.admins' })
     d.tariffs.forEach((t, i) => {
       if (t.expert !== undefined && !staff.has(t.expert))
         ctx.addIssue({
@@ -167,6 +182,12 @@ const desk = z
           message: 'not one of staff.experts or staff.admins',
         })
     })
+    if (d.staffGroups?.length && d.staffChatId === undefined)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['staffChatId'],
+        message: 'required when staffGroups is set (the home group)',
+      })
     const chats = new Set<number>()
     d.staffGroups?.forEach((g, i) => {
       if (chats.has(g.chatId))
@@ -253,7 +274,7 @@ const desk = z
       codes.add(t.code)
     })
   })
-export type DeskConfig = z.infer<typeof desk>
+export type DeskConfig = z.infer<typeof deskSchema>
 
 /** An allowed model and its prices per 1M tokens, in the minor unit of `llm.currency` (e.g. cents). */
 const llmModel = z.strictObject({
@@ -396,6 +417,6 @@ export const configSchema = z.strictObject({
    * in any minute (scaled by telegramLimits.windowScale); the rest wait and go as one digest message. 0 = off.
    */
   antiFlood: z.strictObject({ perMinute: z.number().int().min(0).max(1000).default(0) }).prefault({}),
-  desks: z.array(desk).min(1),
+  desks: z.array(deskSchema).min(1),
 })
 export type AppConfig = z.infer<typeof configSchema>

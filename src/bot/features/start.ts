@@ -1,8 +1,10 @@
 import { Composer, InlineKeyboard } from 'grammy'
 import { recordStart } from '../../clients/clients.service'
 import { pick } from '../../config/load'
+import { openForSale } from '../../settings/setup'
 import { pickText } from '../../subscriptions/plans'
 import type { BotContext } from '../context'
+import { notOpenText } from './tariffs'
 
 export const startFeature = new Composer<BotContext>()
 const priv = startFeature.chatType('private')
@@ -11,6 +13,13 @@ priv.command('start', async (ctx) => {
   const { deps, desk } = ctx
   const first = await recordStart(deps.db, desk.botId, ctx.update.update_id, ctx.from)
   if (!first) return
+  const welcome = ctx.t('welcome', {
+    name: ctx.from.first_name,
+    desk: pick(desk.name, ctx.lang, desk.defaultLanguage),
+  })
+  // A desk being set up (src/settings/setup.ts) sells nothing yet.
+  if (!openForSale(desk) || desk.tariffs.length + (desk.plans?.length ?? 0) === 0)
+    return void (await ctx.reply([welcome, '', notOpenText(ctx)].join('\n')))
   const lines = desk.tariffs.map((t) =>
     ctx.t('tariff-line', { title: pick(t.title, ctx.lang, desk.defaultLanguage), price: t.priceStars }),
   )
@@ -23,7 +32,7 @@ priv.command('start', async (ctx) => {
   )
   await ctx.reply(
     [
-      ctx.t('welcome', { name: ctx.from.first_name, desk: pick(desk.name, ctx.lang, desk.defaultLanguage) }),
+      welcome,
       '',
       ctx.t('welcome-tariffs'),
       ...lines,
