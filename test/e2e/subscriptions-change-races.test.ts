@@ -130,7 +130,7 @@ describe('subscriptions: change of plan under races', () => {
     // Which came first is up to the scheduler; the assertions above hold for either.
     console.log(`change vs renewal, 20 rounds: ${[...seen].join(', ')}`)
     expect((await checkInvariants(w.deps.db)).ok).toBe(true)
-  })
+  }, 300_000)
 
   it('a renewal between the offer and its payment: the pre-checkout refuses (the start the offer named has moved)', async () => {
     const client = await newClient(w, { language_code: 'en' })

@@ -401,7 +401,7 @@ describe("refunding a consultation with its top-ups (the admin's choice)", () =>
         .execute()
       expect(voids).toHaveLength(1)
     }
-  })
+  }, 300_000)
 })
 
 describe("the dashboard's refund of a consultation with its top-ups", () => {
