@@ -55,7 +55,6 @@ export async function revokeConsultationAllowances(
   consultationId: number,
   policy: 'deliver' | 'stop',
 ): Promise<number> {
-  const l = ledger(trx)
   const accounts = await trx
     .selectFrom('ledger_account')
     .select('id')
@@ -63,17 +62,36 @@ export async function revokeConsultationAllowances(
     .where('subject', '=', String(consultationId))
     .orderBy('id')
     .execute()
-  for (const a of accounts) await l.setActive(a.id, false)
-  if (policy === 'deliver' || accounts.length === 0) return 0
+  return stopAccounts(
+    trx,
+    accounts.map((a) => a.id),
+    policy === 'stop',
+    'consultation refunded',
+  )
+}
+
+/**
+ * Ledger accounts that stop admitting (deactivated); with `release`, the holds still open on them (questions
+ * accepted but not answered) are released with the note. Returns how many holds were released.
+ */
+export async function stopAccounts(
+  trx: Trx,
+  accountIds: number[],
+  release: boolean,
+  note: string,
+): Promise<number> {
+  const l = ledger(trx)
+  for (const id of accountIds) await l.setActive(id, false)
+  if (!release || accountIds.length === 0) return 0
   const open = await trx
     .selectFrom('ledger_reservation')
     .select('request_id')
     .where('state', '=', 'reserved')
-    .where(sql<boolean>`account_ids && ${sql.val(accounts.map((a) => a.id))}::bigint[]`)
+    .where(sql<boolean>`account_ids && ${sql.val(accountIds)}::bigint[]`)
     .execute()
   let released = 0
   for (const r of open) {
-    const s = await l.release(r.request_id, { note: 'consultation refunded' })
+    const s = await l.release(r.request_id, { note })
     if (s.ok && !s.replayed) released++
   }
   return released

@@ -3,7 +3,7 @@ import type { DeskRuntime } from '../config/load'
 import type { Trx } from '../db/database'
 import type { Outbox } from '../jobs/jobs'
 import { LedgerTx } from '../ledger/ledger.service'
-import { CONSULTATION_SCOPE, revokeConsultationAllowances } from './allowances'
+import { CONSULTATION_SCOPE, revokeConsultationAllowances, stopAccounts } from './allowances'
 import { canTransition, moveOrder } from './order-state'
 import type { Order, Payment } from './orders.repository'
 import { editSubscriptionQueue } from './plan.jobs'
@@ -151,19 +151,10 @@ async function revokeOwnAccounts(trx: Trx, subscriptionId: number, consultationI
     .where('a.subject', '=', String(consultationId))
     .orderBy('a.id')
     .execute()
-  const l = new LedgerTx(trx, 'allow', 0)
-  for (const a of accounts) await l.setActive(a.id, false)
-  if (accounts.length === 0) return 0
-  const open = await trx
-    .selectFrom('ledger_reservation')
-    .select('request_id')
-    .where('state', '=', 'reserved')
-    .where(sql<boolean>`account_ids && ${sql.val(accounts.map((a) => a.id))}::bigint[]`)
-    .execute()
-  let released = 0
-  for (const r of open) {
-    const s = await l.release(r.request_id, { note: 'plan refunded' })
-    if (s.ok && !s.replayed) released++
-  }
-  return released
+  return stopAccounts(
+    trx,
+    accounts.map((a) => a.id),
+    true,
+    'plan refunded',
+  )
 }
