@@ -113,6 +113,7 @@ export async function recordPlanPayment(
         key: 'pay-overpaid',
         params: { title: order.title, amount: p.total_amount, order: String(order.id) },
         dedupeKey: `payment:${p.id}:client`,
+        lane: 'payment',
       })
       return { status: 'overpayment' }
     }
@@ -176,6 +177,7 @@ async function start(c: PayCtx): Promise<PlanPaymentOutcome> {
       end: formatDate(end, zone, order.lang),
     },
     dedupeKey: `subscription:${sub.id}:period:1`,
+    lane: 'payment',
   })
   return { status: 'started', subscriptionId: sub.id, periodNumber: 1 }
 }
@@ -251,6 +253,7 @@ async function renew(c: PayCtx, sub: Subscription): Promise<PlanPaymentOutcome> 
       end: formatDate(end, zone, order.lang),
     },
     dedupeKey: `subscription:${sub.id}:period:${period.number}`,
+    lane: 'payment',
   })
   return { status: 'renewed', subscriptionId: sub.id, periodNumber: period.number, carried: period.carried }
 }
