@@ -19,6 +19,7 @@ import { formatHours, formatInstant } from '../time/format'
 import { scheduleAppealSla } from './consultations.jobs'
 import { type AdmitRow, callAdmit, insertAppeal } from './desk.repository'
 import { planRefusalText } from './plan-refusals'
+import { claimRefusalTelling, refusalTopic } from './refusal-told'
 import { type AdmissionRefusal, accessRefusal, ledgerRefusal, refusalText } from './refusals'
 import { retryConflicts } from './retry'
 import { appealDueAt } from './sla'
@@ -285,8 +286,9 @@ async function admit(
 }
 
 /**
- * A refused message: stored with its reason and numbers (the same message redelivered stays refused once) and the
- * client told why, in their language and time zone.
+ * A refused message: stored with its reason and numbers (the same message redelivered stays refused once; a
+ * stranger's without its content) and the client told why, in their language and time zone: once per refusal in
+ * REFUSAL_QUIET_SECONDS (src/consultations/refusal-told.ts), not once per message.
  */
 async function refuse(
   trx: Trx,
@@ -311,7 +313,10 @@ async function refuse(
     reply_to_message_id: null,
     appeal_id: null,
     content_type: type,
-    content: JSON.stringify(storedContent(m)),
+    // A stranger's message (no consultation) is kept without its content: the row is the refusal's record (counted
+    // by /report) and makes a redelivered update a no-op; what they wrote is nobody's business here. The update
+    // itself stays in the inbox for its 48 h (README "Retention").
+    content: a.o_consultation_id === null ? null : JSON.stringify(storedContent(m)),
     state: 'refused',
     refusal: JSON.stringify(refusal),
   })
@@ -327,6 +332,13 @@ async function refuse(
       zone,
       lang,
     )
+  // Told once per chat and refusal in a few minutes, not once per message (a flood costs one send).
+  const tell = await claimRefusalTelling(trx, {
+    botId: desk.botId,
+    chatId: m.chat.id,
+    topic: refusalTopic(text.key, a.o_consultation_id),
+  })
+  if (!tell) return { status: 'refused', consultationId: a.o_consultation_id, refusal }
   // No questions left: the tariff's top-ups are offered with the refusal (src/orders/topups.ts).
   const offer =
     refusal.reason === 'no_appeals' && a.o_consultation_id

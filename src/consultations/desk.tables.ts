@@ -23,4 +23,12 @@ export interface DeskConsultationTables {
     ledger_outcome: string | null
     created_at: Generated<Date>
   }
+  /** A refusal told to a chat: the next like it waits out the quiet period (src/consultations/refusal-told.ts). */
+  refusal_told: {
+    bot_id: number
+    chat_id: number
+    /** The refusal's text key and consultation ('desk-refused-no-consultation:-'). */
+    topic: string
+    told_at: Generated<Date>
+  }
 }
