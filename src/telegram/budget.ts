@@ -33,6 +33,20 @@ export interface SendContext {
    * one client's window is closed, and comes back when it opens (other clients' answers go meanwhile).
    */
   maxWaitSeconds?: number
+  /**
+   * A job's context: maxWaitSeconds holds only until the job's first call Telegram accepted. A job written again
+   * after a BudgetWait runs from its start, so one that has already sent something (a note, then a topic rename)
+   * would send it twice: from then on its calls wait in the worker as before (bounded by that one job's own calls).
+   */
+  deferOnlyBeforeFirstSend?: boolean
+  /** Set once a call of this context that Telegram counts was accepted. */
+  sent?: boolean
+}
+
+/** The context may give its worker up instead of waiting `w` seconds. */
+function mayDefer(ctx: SendContext | undefined, w: number): boolean {
+  if (ctx?.maxWaitSeconds === undefined || w <= ctx.maxWaitSeconds) return false
+  return !(ctx.deferOnlyBeforeFirstSend && ctx.sent)
 }
 
 /**
@@ -67,6 +81,7 @@ export function jobSendContext(queue: string, data: unknown, windowScale = 1): S
     lane: `j:${queue}:${digest}`,
     priority: PRIORITY_NORMAL,
     maxWaitSeconds: JOB_MAX_WAIT_SECONDS * Math.min(1, windowScale),
+    deferOnlyBeforeFirstSend: true,
   }
 }
 
@@ -238,7 +253,7 @@ export class TelegramBudget {
       })
       const w = Number(r.rows[0]!.w)
       if (w === 0) return
-      if (w > 0 && ctx?.maxWaitSeconds !== undefined && w > ctx.maxWaitSeconds) throw new BudgetWait(w)
+      if (w > 0 && mayDefer(ctx, w)) throw new BudgetWait(w)
       await sleep(w < 0 ? TURN_SLEEP_MS : Math.min(MAX_SLEEP_MS, Math.ceil(w * 1000) + 2), signal)
     }
   }
@@ -298,8 +313,11 @@ export class TelegramBudget {
         await this.block(key, retry)
         // In a job (or a lane into private chats): no sleeping out retry_after in the worker (auto-retry would);
         // the job comes back when the key is free again.
-        const max = context.getStore()?.maxWaitSeconds
-        if (max !== undefined && retry > max) throw new BudgetWait(retry)
+        if (mayDefer(context.getStore(), retry)) throw new BudgetWait(retry)
+      }
+      if (res.ok && keys.length > 0) {
+        const ctx = context.getStore()
+        if (ctx) ctx.sent = true
       }
       return res
     }
