@@ -321,6 +321,14 @@ async function refuse(
     refusal: JSON.stringify(refusal),
   })
   if (!row) return { status: 'duplicate' }
+  // Told once per chat and refusal in a few minutes, not once per message: a flood costs one send, and the rest of
+  // it nothing more than this row (decided before the text is built).
+  const tell = await claimRefusalTelling(trx, {
+    botId: desk.botId,
+    chatId: m.chat.id,
+    topic: refusalTopic(refusal.reason, a.o_consultation_id),
+  })
+  if (!tell) return { status: 'refused', consultationId: a.o_consultation_id, refusal }
   const zone = await clientZone(trx, desk, m.from!.id)
   const text =
     (a.o_consultation_id !== null
@@ -332,13 +340,6 @@ async function refuse(
       zone,
       lang,
     )
-  // Told once per chat and refusal in a few minutes, not once per message (a flood costs one send).
-  const tell = await claimRefusalTelling(trx, {
-    botId: desk.botId,
-    chatId: m.chat.id,
-    topic: refusalTopic(text.key, a.o_consultation_id),
-  })
-  if (!tell) return { status: 'refused', consultationId: a.o_consultation_id, refusal }
   // No questions left: the tariff's top-ups are offered with the refusal (src/orders/topups.ts).
   const offer =
     refusal.reason === 'no_appeals' && a.o_consultation_id

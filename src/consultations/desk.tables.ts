@@ -27,7 +27,7 @@ export interface DeskConsultationTables {
   refusal_told: {
     bot_id: number
     chat_id: number
-    /** The refusal's text key and consultation ('desk-refused-no-consultation:-'). */
+    /** The refusal's reason and consultation ('no_consultation:-', 'window_closed:42'). */
     topic: string
     told_at: Generated<Date>
   }

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { termsHash } from '../../src/orders/orders.service'
 import { notify } from '../../src/telegram/notify'
 import { type BotApiStandIn, type RecordedCall, startBotApi } from '../support/bot-api'
-import { type DeskWorld, eventually, startDeskWorld, TEST_BOT_ID } from '../support/fixtures'
+import { type DeskWorld, eventually, inboxDrained, startDeskWorld, TEST_BOT_ID } from '../support/fixtures'
 
 /**
  * A stranger's flood does not hold up anyone else (issue 23), end to end: the real app in one process against the
@@ -15,7 +15,8 @@ import { type DeskWorld, eventually, startDeskWorld, TEST_BOT_ID } from '../supp
  *    The client's "✅ Your consultation … is active" goes out, and the stranger is told "no paid consultation" once,
  *    not a hundred times: before the fix each refused message queued one notification, both notification workers
  *    sat in the budget on the stranger's chat window, and the confirmation went after the stranger's refusals.
- * 2. Forty notifications queued for one chat and then one for another: the other's goes out within the first few of
+ * 2. Twenty unknown commands from a stranger get one "unknown command" (before: twenty).
+ * 3. Forty notifications queued for one chat and then one for another: the other's goes out within the first few of
  *    the forty (the jobs for the full chat give their workers up and come back when its window opens), not after
  *    them (before the fix: after about 38 of them).
  * Positions and counts are asserted, never times.
@@ -110,6 +111,15 @@ describe('a stranger flooding the bot', () => {
     expect(await refusedRows(stranger.id)).toEqual({ n: FLOOD, withContent: 0 })
     expect(tg.limiter!.refused, JSON.stringify([...tg.limiter!.refusedBy])).toBe(0)
   }, 180_000)
+
+  it('twenty unknown commands from a stranger: one "unknown command", not twenty', async () => {
+    const stranger: User = tg.user({ first_name: 'Commander', language_code: 'en' })
+    for (let i = 0; i < 20; i++) await tg.push(TEST_BOT_ID, tg.command(stranger, `foo${i}`))
+    await tg.waitForSent(stranger.id, /Unknown command/)
+    await inboxDrained(w.deps.db, 60_000)
+    await eventually(async () => (await notifyJobsLeft(stranger.id)) === 0 || undefined, 'jobs done', 60_000)
+    expect(tg.texts(stranger.id).filter((t) => /Unknown command/.test(t ?? ''))).toHaveLength(1)
+  }, 120_000)
 
   it('forty notifications for one chat do not hold up the next chat: it goes within the first window', async () => {
     const busy: User = tg.user({ first_name: 'Busy', language_code: 'en' })

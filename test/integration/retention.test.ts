@@ -44,7 +44,7 @@ async function seed(old: number, fresh: number, base: number) {
       t.db,
     )
     await sql`insert into refusal_told (bot_id, chat_id, topic, told_at)
-      select ${BOT}, u, 'desk-refused-no-consultation:-', now() - ${age}::interval
+      select ${BOT}, u, 'no_consultation:-', now() - ${age}::interval
         from unnest(${list}::bigint[]) u`.execute(t.db)
   }
   // Old but not handled: a pending update (waiting) and a parked one (waiting for a person) are never pruned.
