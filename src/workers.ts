@@ -20,6 +20,7 @@ import {
 import { draftRunQueue } from './drafting/drafting.jobs'
 import { runDraft } from './drafting/run'
 import { handleOwnerAlert, ownerAlertQueue } from './experts/alerts'
+import type { JobHandler } from './jobs/jobs'
 import type { QueueDef } from './jobs/queue'
 import { retentionQueue, startRetention } from './jobs/retention'
 import { ledgerSweepQueue, startLedgerSweeper } from './ledger/ledger.jobs'
@@ -53,7 +54,8 @@ import {
   subscriptionLapseQueue,
   subscriptionReminderQueue,
 } from './subscriptions/subscriptions.jobs'
-import { handleNotify, notifyGroupQueue, notifyQueue } from './telegram/notify'
+import { jobSendContext, withSendContext } from './telegram/budget'
+import { handleNotify, notifyGroupQueue, notifyPaymentQueue, notifyQueue } from './telegram/notify'
 
 /**
  * The wiring of the outbox: every queue of the app and the handler that works it. Queues are declared by the floor
@@ -65,6 +67,7 @@ import { handleNotify, notifyGroupQueue, notifyQueue } from './telegram/notify'
 export const QUEUES: readonly QueueDef<any>[] = [
   notifyQueue,
   notifyGroupQueue,
+  notifyPaymentQueue,
   consultationActivatedQueue,
   ledgerSweepQueue,
   // orders, payments and disputes
@@ -107,9 +110,22 @@ export const QUEUES: readonly QueueDef<any>[] = [
 
 /** Starts the workers of every queue and the schedules of the sweepers (the `worker` role, or `all`). */
 export async function startWorkers(deps: Deps): Promise<void> {
-  const { jobs } = deps
+  // Every handler's Telegram calls run in a job's send context: a call that would wait for one chat's window longer
+  // than a moment throws BudgetWait, and the job is written again for when the window opens (src/jobs/jobs.ts),
+  // so no worker sits on one chat while other chats' jobs queue behind it. The lanes set their own context inside.
+  const scale = deps.config.telegramLimits.windowScale
+  const jobs = {
+    boss: deps.jobs.boss,
+    work: <T>(queue: QueueDef<T>, handler: JobHandler<T>) =>
+      deps.jobs.work(queue, (data, job) =>
+        withSendContext(jobSendContext(queue.name, data, scale), () => handler(data, job)),
+      ),
+  }
   await jobs.work(notifyQueue, (n) => handleNotify(deps, n))
   await jobs.work(notifyGroupQueue, (n) => handleNotify(deps, n))
+  // Payment and activation confirmations: a queue and workers of their own, so nothing anyone else causes (a
+  // stranger's refusals, a burst of receipts) is ever ahead of them.
+  await jobs.work(notifyPaymentQueue, (n) => handleNotify(deps, n))
 
   // The desk: the two lanes, the activation job (topic and card right away) and the lane sweeper.
   await jobs.work(consultationActivatedQueue, ({ consultationId }) => openTopic(deps, consultationId))
@@ -136,7 +152,7 @@ export async function startWorkers(deps: Deps): Promise<void> {
   // Drafting: one provider call per admitted draft.
   await jobs.work(draftRunQueue, ({ draftId }) => runDraft(deps, draftId))
 
-  await startLedgerSweeper(jobs, deps.ledger, { log: deps.log })
+  await startLedgerSweeper(deps.jobs, deps.ledger, { log: deps.log })
 
   // SLA and window lifecycle, and its sweeper.
   await jobs.work(slaRemindQueue, async (d) => {
@@ -159,7 +175,7 @@ export async function startWorkers(deps: Deps): Promise<void> {
   // Data rights.
   await jobs.work(exportQueue, (d) => runExport(deps, d))
   await jobs.work(forgetTopicQueue, (d) => runForgetTopic(deps, d))
-  await startRetention(jobs, deps.db, deps.log)
+  await startRetention(deps.jobs, deps.db, deps.log)
   // Subscriptions: Telegram told of a cancelled/resumed renewal; the lapse at period end + grace.
   await jobs.work(editSubscriptionQueue, (d) => runEditSubscription(deps, d))
   await jobs.work(subscriptionLapseQueue, (d) => runLapse(deps, d))

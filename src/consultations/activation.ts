@@ -118,6 +118,7 @@ export async function activateConsultation(
       inline_keyboard: [[{ text: deps.i18n.t(order.lang, 'tz-change-button'), callback_data: 'tz:menu' }]],
     },
     dedupeKey: `consultation:${c.id}:activated`,
+    lane: 'payment',
   })
   await audit(trx, {
     botId: desk.botId,

@@ -20,6 +20,7 @@ import { formatHours, formatInstant } from '../time/format'
 import { scheduleAppealSla } from './consultations.jobs'
 import { type AdmitRow, callAdmit, insertAppeal } from './desk.repository'
 import { planRefusalText } from './plan-refusals'
+import { claimRefusalTelling, refusalTopic } from './refusal-told'
 import { type AdmissionRefusal, accessRefusal, ledgerRefusal, refusalText } from './refusals'
 import { retryConflicts } from './retry'
 import { appealDueAt } from './sla'
@@ -302,8 +303,9 @@ async function admit(
 }
 
 /**
- * A refused message: stored with its reason and numbers (the same message redelivered stays refused once) and the
- * client told why, in their language and time zone.
+ * A refused message: stored with its reason and numbers (the same message redelivered stays refused once; a
+ * stranger's without its content) and the client told why, in their language and time zone: once per refusal in
+ * REFUSAL_QUIET_SECONDS (src/consultations/refusal-told.ts), not once per message.
  */
 async function refuse(
   trx: Trx,
@@ -328,11 +330,22 @@ async function refuse(
     reply_to_message_id: null,
     appeal_id: null,
     content_type: type,
-    content: JSON.stringify(storedContent(m)),
+    // A stranger's message (no consultation) is kept without its content: the row is the refusal's record (counted
+    // by /report) and makes a redelivered update a no-op; what they wrote is nobody's business here. The update
+    // itself stays in the inbox for its 48 h (README "Retention").
+    content: a.o_consultation_id === null ? null : JSON.stringify(storedContent(m)),
     state: 'refused',
     refusal: JSON.stringify(refusal),
   })
   if (!row) return { status: 'duplicate' }
+  // Told once per chat and refusal in a few minutes, not once per message: a flood costs one send, and the rest of
+  // it nothing more than this row (decided before the text is built).
+  const tell = await claimRefusalTelling(trx, {
+    botId: desk.botId,
+    chatId: m.chat.id,
+    topic: refusalTopic(refusal.reason, a.o_consultation_id),
+  })
+  if (!tell) return { status: 'refused', consultationId: a.o_consultation_id, refusal }
   const zone = await clientZone(trx, desk, m.from!.id)
   const text =
     (a.o_consultation_id !== null

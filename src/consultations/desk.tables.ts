@@ -23,4 +23,12 @@ export interface DeskConsultationTables {
     ledger_outcome: string | null
     created_at: Generated<Date>
   }
+  /** A refusal told to a chat: the next like it waits out the quiet period (src/consultations/refusal-told.ts). */
+  refusal_told: {
+    bot_id: number
+    chat_id: number
+    /** The refusal's reason and consultation ('no_consultation:-', 'window_closed:42'). */
+    topic: string
+    told_at: Generated<Date>
+  }
 }

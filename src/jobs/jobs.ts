@@ -3,7 +3,7 @@ import PgBoss from 'pg-boss'
 import { withSessionLock } from '../db/advisory-lock'
 import type { Db, Trx } from '../db/database'
 import { currentTrace, type Logger, withTrace } from '../log'
-import { DEAD_LETTER_QUEUE, type QueueDef } from './queue'
+import { DEAD_LETTER_QUEUE, JobDeferred, type QueueDef } from './queue'
 import { JobWakeups, WAKE_CHANNEL } from './wakeups'
 
 export const BOSS_SCHEMA = 'pgboss'
@@ -14,7 +14,7 @@ export interface Outbox {
   send<T>(queue: QueueDef<T>, data: T, options?: SendOptions): Promise<string | null>
 }
 
-export type JobHandler<T> = (data: T, job: PgBoss.Job<T>) => Promise<unknown>
+export type JobHandler<T> = (data: T, job: PgBoss.JobWithMetadata<T>) => Promise<unknown>
 
 /** pg-boss's executor interface over a Kysely transaction: the job row is written by the caller's transaction. */
 function executorOf(trx: Db | Trx): PgBoss.Db {
@@ -167,7 +167,8 @@ export class Jobs {
     const ids: string[] = []
     for (let i = 0; i < queue.concurrency; i++) {
       let id: string | undefined
-      id = await this.boss.work<T>(queue.name, { batchSize: 1 }, async ([job]) => {
+      // With metadata: a deferred job is written again with its singleton key and priority (defer below).
+      id = await this.boss.work<T>(queue.name, { batchSize: 1, includeMetadata: true }, async ([job]) => {
         if (!job) return
         this.lastTakenAt = Date.now()
         try {
@@ -184,16 +185,38 @@ export class Jobs {
     this.workerIds.set(queue.name, [...(this.workerIds.get(queue.name) ?? []), ...ids])
   }
 
-  private async run<T>(queue: QueueDef<T>, handler: JobHandler<T>, job: PgBoss.Job<T>): Promise<unknown> {
+  private async run<T>(
+    queue: QueueDef<T>,
+    handler: JobHandler<T>,
+    job: PgBoss.JobWithMetadata<T>,
+  ): Promise<unknown> {
     this.active.set(job.id, queue.name)
     try {
       return await handler(job.data, job)
     } catch (err) {
+      if (err instanceof JobDeferred) return await this.defer(queue, job, err.seconds)
       this.log.warn({ queue: queue.name, job_id: job.id, err: errorSummary(err) }, 'job failed; will retry')
       throw err
     } finally {
       this.active.delete(job.id)
     }
+  }
+
+  /**
+   * The handler cannot go on for `seconds` (JobDeferred: e.g. one chat's Telegram window is closed): the same job is
+   * written again to start then, and this one completes, so the worker is free for other jobs meanwhile. Written
+   * before this job completes: a crash between the two leaves both, and the handler's idempotency (its send keys)
+   * makes the second a no-op. A singleton already queued under the same key (null from pg-boss) covers it too.
+   */
+  private async defer<T>(queue: QueueDef<T>, job: PgBoss.JobWithMetadata<T>, seconds: number) {
+    const startAfter = Math.max(0.2, Math.round(seconds * 10) / 10)
+    await this.boss.send(queue.name, job.data as object, {
+      startAfter,
+      ...(job.singletonKey ? { singletonKey: job.singletonKey } : {}),
+      ...(job.priority ? { priority: job.priority } : {}),
+    })
+    this.log.debug({ queue: queue.name, job_id: job.id, seconds: startAfter }, 'job deferred')
+    return { deferred: startAfter }
   }
 
   async stop(): Promise<void> {

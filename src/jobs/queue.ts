@@ -40,6 +40,22 @@ export function defineQueue<T>(
   }
 }
 
+/**
+ * Thrown by a handler that cannot go on now but will be able to in `seconds` (a Telegram budget's window is closed:
+ * src/telegram/budget.ts's BudgetWait extends it). The worker does not wait: Jobs writes the same job again for
+ * then (same payload, singleton key and priority) and completes this one, so the worker serves other jobs
+ * meanwhile. Not a failure: no retry is used up, nothing is logged as failed.
+ */
+export class JobDeferred extends Error {
+  override name = 'JobDeferred'
+  constructor(
+    readonly seconds: number,
+    message = `job deferred for ${seconds.toFixed(2)} s`,
+  ) {
+    super(message)
+  }
+}
+
 export type PayloadOf<Q> = Q extends QueueDef<infer T> ? T : never
 
 /**

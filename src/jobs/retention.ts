@@ -16,6 +16,7 @@ import { defineQueue } from './queue'
  * - outbound_message: send idempotency keys, 30 days: longer than any retry of a job, including a dead letter
  *   replayed by a person (the dead-letter queue keeps jobs 30 days).
  * - conversation_state: a conversation (e.g. /paysupport) untouched for 30 days is forgotten; the client starts over.
+ * - refusal_told: when a chat was last told a refusal, a day (the quiet period it serves is five minutes).
  * pg-boss prunes its own tables (src/jobs/jobs.ts): completed jobs are archived after 12 h, failed ones after 7 days,
  * and the archive is emptied after 7 days.
  */
@@ -33,6 +34,8 @@ export const RETENTION: readonly RetentionRule[] = [
   { table: 'inbox_update', column: 'done_at', hours: 48, where: `state = 'done'` },
   { table: 'outbound_message', column: 'sent_at', hours: 30 * 24 },
   { table: 'conversation_state', column: 'updated_at', hours: 30 * 24 },
+  // Which refusal a chat was told when (src/consultations/refusal-told.ts): the quiet period is minutes.
+  { table: 'refusal_told', column: 'told_at', hours: 24 },
 ]
 
 export const BATCH = 5000

@@ -89,6 +89,7 @@ export async function recordSuccessfulPayment(
         key: 'pay-unmatched',
         params: { amount: p.total_amount },
         dedupeKey: `payment:${p.id}:client`,
+        lane: 'payment',
       })
       await auditPayment(trx, desk, p, { unmatched: true, payload: sp.invoice_payload })
       return { status: 'unmatched', paymentId: p.id }
@@ -111,6 +112,7 @@ export async function recordSuccessfulPayment(
         key: 'pay-overpaid',
         params: { title: order.title, amount: p.total_amount, order: String(order.id) },
         dedupeKey: `payment:${p.id}:client`,
+        lane: 'payment',
       })
       await tellStaff(deps, outbox, desk, p, 'admin-overpayment', {
         order: String(order.id),
@@ -166,6 +168,7 @@ export async function recordSuccessfulPayment(
           ],
         },
         dedupeKey: `payment:${p.id}:client`,
+        lane: 'payment',
       })
       return { status: 'waiting', ...result, reason: 'on_request' }
     }
@@ -195,6 +198,7 @@ export async function recordSuccessfulPayment(
           ],
         },
         dedupeKey: `payment:${p.id}:client`,
+        lane: 'payment',
       })
       await tellStaff(deps, outbox, desk, p, 'admin-pay-late', {
         order: String(order.id),
@@ -223,6 +227,7 @@ export async function recordSuccessfulPayment(
         },
         replyMarkup: { inline_keyboard: [[tzButton(deps, order.lang)]] },
         dedupeKey: `payment:${p.id}:client`,
+        lane: 'payment',
       })
       return { status: 'waiting', ...result, reason: opening ? 'opening' : 'scheduled' }
     }

@@ -66,6 +66,7 @@ export async function applyTopUp(
       key: 'topup-late',
       params: { amount: p.total_amount },
       dedupeKey: `payment:${p.id}:client`,
+      lane: 'payment',
     })
     await notify(outbox, {
       botId: desk.botId,
@@ -109,6 +110,7 @@ export async function applyTopUp(
       key: 'topup-done-questions',
       params: { count: order.topup_questions, left: g.account.available, amount: p.total_amount },
       dedupeKey: `payment:${p.id}:client`,
+      lane: 'payment',
     })
   } else {
     const hours = order.topup_hours
@@ -128,6 +130,7 @@ export async function applyTopUp(
       key: 'topup-done-hours',
       params: { count: hours, end: formatInstant(r.accessUntil, zone, order.lang), amount: p.total_amount },
       dedupeKey: `payment:${p.id}:client`,
+      lane: 'payment',
     })
   }
   await moveOrder(trx, order, 'closed')

@@ -53,6 +53,7 @@ export async function refuseCharge(
     key: 'sub-charge-refused',
     params: { title: order.title, amount: p.total_amount },
     dedupeKey: `payment:${p.id}:client`,
+    lane: 'payment',
   })
   if (!sub)
     await outbox.send(cancelChargeQueue, { botId: desk.botId, userId: order.user_id, charge: c.charge })

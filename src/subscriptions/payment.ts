@@ -234,6 +234,7 @@ async function start(c: PayCtx): Promise<PlanPaymentOutcome> {
         ...dates,
       },
       dedupeKey: `subscription:${sub.id}:period:1`,
+      lane: 'payment',
     })
     return { status: 'changed', subscriptionId: sub.id, replaced: old.id, startsAt: startAt }
   }
@@ -244,6 +245,7 @@ async function start(c: PayCtx): Promise<PlanPaymentOutcome> {
     key: 'sub-started',
     params: { title: order.title, questions: period.granted, ...dates },
     dedupeKey: `subscription:${sub.id}:period:1`,
+    lane: 'payment',
   })
   return { status: 'started', subscriptionId: sub.id, periodNumber: 1 }
 }
@@ -302,6 +304,7 @@ async function renew(c: PayCtx, sub: Subscription): Promise<PlanPaymentOutcome> 
       end: formatDate(end, zone, order.lang),
     },
     dedupeKey: `subscription:${sub.id}:period:${period.number}`,
+    lane: 'payment',
   })
   return { status: 'renewed', subscriptionId: sub.id, periodNumber: period.number, carried: period.carried }
 }

@@ -1,8 +1,9 @@
 import { AsyncLocalStorage } from 'node:async_hooks'
-import { randomUUID } from 'node:crypto'
+import { createHash, randomUUID } from 'node:crypto'
 import type { Transformer } from 'grammy'
 import type pg from 'pg'
 import type { AppConfig } from '../config/schema'
+import { JobDeferred } from '../jobs/queue'
 
 /**
  * Telegram's limits as one budget per limit, shared by every process of a deployment through PostgreSQL (the only
@@ -35,13 +36,55 @@ export interface SendContext {
    * one client's window is closed, and comes back when it opens (other clients' answers go meanwhile).
    */
   maxWaitSeconds?: number
+  /**
+   * A job's context: maxWaitSeconds holds only until the job's first call Telegram accepted. A job written again
+   * after a BudgetWait runs from its start, so one that has already sent something (a note, then a topic rename)
+   * would send it twice: from then on its calls wait in the worker as before (bounded by that one job's own calls).
+   */
+  deferOnlyBeforeFirstSend?: boolean
+  /** Set once a call of this context that Telegram counts was accepted. */
+  sent?: boolean
 }
 
-/** The budget has no room for this call for `seconds` (more than the send context's maxWaitSeconds). */
-export class BudgetWait extends Error {
+/** The context may give its worker up instead of waiting `w` seconds. */
+function mayDefer(ctx: SendContext | undefined, w: number): boolean {
+  if (ctx?.maxWaitSeconds === undefined || w <= ctx.maxWaitSeconds) return false
+  return !(ctx.deferOnlyBeforeFirstSend && ctx.sent)
+}
+
+/**
+ * The budget has no room for this call for `seconds` (more than the send context's maxWaitSeconds), or Telegram
+ * answered 429 with a longer retry_after. A job that lets it escape is written again for then (JobDeferred,
+ * src/jobs/jobs.ts); a lane catches it and re-schedules itself.
+ */
+export class BudgetWait extends JobDeferred {
   override name = 'BudgetWait'
-  constructor(readonly seconds: number) {
-    super(`Telegram budget: no room for ${seconds.toFixed(2)} s`)
+  constructor(seconds: number) {
+    super(seconds, `Telegram budget: no room for ${seconds.toFixed(2)} s`)
+  }
+}
+
+/**
+ * In a job, a call waits in its worker at most this long for the budget (the bot's own window frees within a
+ * fraction of a second); a longer wait is one chat's window (a private chat's 3 per 3 s, a group's 20 a minute):
+ * the job gives its worker up (BudgetWait) and is written again for when the window opens. Scaled with the windows
+ * (telegramLimits.windowScale: tests and benchmarks run them shorter).
+ */
+export const JOB_MAX_WAIT_SECONDS = 0.4
+
+/**
+ * The send context of a job's calls: a lane of its own, named by the job's queue and payload so that the same job
+ * written again after a BudgetWait keeps its place in a group's waiting room (its waiter row stays; a waiter that
+ * does not come back within the stale time is passed over).
+ */
+export function jobSendContext(queue: string, data: unknown, windowScale = 1): SendContext {
+  const { trace_id: _trace, ...rest } = (data ?? {}) as Record<string, unknown>
+  const digest = createHash('sha1').update(JSON.stringify(rest)).digest('base64url').slice(0, 16)
+  return {
+    lane: `j:${queue}:${digest}`,
+    priority: PRIORITY_NORMAL,
+    maxWaitSeconds: JOB_MAX_WAIT_SECONDS * Math.min(1, windowScale),
+    deferOnlyBeforeFirstSend: true,
   }
 }
 
@@ -214,7 +257,7 @@ export class TelegramBudget {
       })
       const w = Number(r.rows[0]!.w)
       if (w === 0) return
-      if (w > 0 && ctx?.maxWaitSeconds !== undefined && w > ctx.maxWaitSeconds) throw new BudgetWait(w)
+      if (w > 0 && mayDefer(ctx, w)) throw new BudgetWait(w)
       await sleep(w < 0 ? TURN_SLEEP_MS : Math.min(MAX_SLEEP_MS, Math.ceil(w * 1000) + 2), signal)
     }
   }
@@ -272,6 +315,13 @@ export class TelegramBudget {
         const retry = res.parameters?.retry_after ?? 1
         const key = keys[1]?.key ?? keys[0]?.key ?? `bot:${botId}${this.scope}`
         await this.block(key, retry)
+        // In a job (or a lane into private chats): no sleeping out retry_after in the worker (auto-retry would);
+        // the job comes back when the key is free again.
+        if (mayDefer(context.getStore(), retry)) throw new BudgetWait(retry)
+      }
+      if (res.ok && keys.length > 0) {
+        const ctx = context.getStore()
+        if (ctx) ctx.sent = true
       }
       return res
     }

@@ -23,6 +23,8 @@ export interface Notification {
   replyMarkup?: InlineKeyboardMarkup
   /** Idempotency key: one message per key, however often the job runs. */
   dedupeKey: string
+  /** 'payment': a payment or activation confirmation, sent by a queue of its own (notifyPaymentQueue). */
+  lane?: 'payment'
 }
 
 /**
@@ -32,6 +34,12 @@ export interface Notification {
  */
 export const notifyQueue = defineQueue<Notification>('tg.notify', {}, 2)
 export const notifyGroupQueue = defineQueue<Notification>('tg.notify.group', { expireInSeconds: 600 }, 1)
+/**
+ * A client's payment and activation confirmations ("✅ Your consultation … is active", top-ups, plans): their own
+ * queue and workers, so they never queue behind notifications anyone else can cause (a stranger's refusals, other
+ * clients' receipts). No job of any queue waits in its worker for one chat's window (BudgetWait, src/workers.ts).
+ */
+export const notifyPaymentQueue = defineQueue<Notification>('tg.notify.payment', {}, 2)
 
 /**
  * Enqueue in the caller's transaction. The dedupe key is checked by the handler (outbound_message). A notice to
@@ -39,7 +47,8 @@ export const notifyGroupQueue = defineQueue<Notification>('tg.notify.group', { e
  */
 export function notify(outbox: Outbox, n: Omit<Notification, 'chatId'> & { chatId: number | undefined }) {
   if (n.chatId === undefined) return Promise.resolve(null)
-  return outbox.send(n.chatId < 0 ? notifyGroupQueue : notifyQueue, { ...n, chatId: n.chatId })
+  if (n.chatId < 0) return outbox.send(notifyGroupQueue, { ...n, chatId: n.chatId })
+  return outbox.send(n.lane === 'payment' ? notifyPaymentQueue : notifyQueue, { ...n, chatId: n.chatId })
 }
 
 /** A notification on its own (a reply with nothing else to commit): the outbox in a transaction of its own. */

@@ -40,7 +40,7 @@ beforeAll(async () => {
 afterAll(() => w?.stop())
 
 async function notifyJobs(dedupeKey: string): Promise<number> {
-  return jobsIn(w.deps, 'tg.notify', { dedupeKey })
+  return jobsIn(w.deps, 'tg.notify.payment', { dedupeKey })
 }
 
 describe('successful_payment delivered 100 times concurrently', () => {

@@ -164,12 +164,15 @@ export async function orderState(deps: Deps, orderId: number) {
   return { order, payments, consultation }
 }
 
-/** Jobs written to a queue whose payload matches (pg-boss table), e.g. one activation per consultation. */
+/**
+ * Jobs written to a queue whose payload matches (pg-boss table), e.g. one activation per consultation. A job that
+ * gave its worker up for a chat's Telegram window (BudgetWait) completed with `deferred` and was written again: the
+ * two count once.
+ */
 export async function jobsIn(deps: Deps, queue: string, where: Record<string, unknown>): Promise<number> {
   const r = await sql<{ n: number }>`
-    select count(*)::int as n from pgboss.job where name = ${queue} and data @> ${JSON.stringify(where)}::jsonb`.execute(
-    deps.db,
-  )
+    select count(*)::int as n from pgboss.job where name = ${queue} and data @> ${JSON.stringify(where)}::jsonb
+      and not coalesce(output ? 'deferred', false)`.execute(deps.db)
   return r.rows[0]!.n
 }
 

@@ -208,9 +208,13 @@ export async function appealsAccount(w: DeskWorld, consultationId: number, at?: 
   return acc!
 }
 
-/** Notification jobs written for a dedupe key (one state change = one job). */
+/**
+ * Notification jobs written for a dedupe key (one state change = one job; a job deferred for the chat's Telegram
+ * window and written again counts once). Plan confirmations go by the payment queue.
+ */
 export async function notifyJobs(w: DeskWorld, dedupeKey: string): Promise<number> {
   const r = await sql<{ n: string }>`select count(*) as n from pgboss.job
-    where name = 'tg.notify' and data->>'dedupeKey' = ${dedupeKey}`.execute(w.deps.db)
+    where name in ('tg.notify', 'tg.notify.payment') and data->>'dedupeKey' = ${dedupeKey}
+      and not coalesce(output ? 'deferred', false)`.execute(w.deps.db)
   return Number(r.rows[0]!.n)
 }

@@ -43,6 +43,9 @@ async function seed(old: number, fresh: number, base: number) {
       select ${BOT}, u, '{}'::jsonb, now() - ${month}::interval from unnest(${list}::bigint[]) u`.execute(
       t.db,
     )
+    await sql`insert into refusal_told (bot_id, chat_id, topic, told_at)
+      select ${BOT}, u, 'no_consultation:-', now() - ${age}::interval
+        from unnest(${list}::bigint[]) u`.execute(t.db)
   }
   // Old but not handled: a pending update (waiting) and a parked one (waiting for a person) are never pruned.
   await sql`insert into inbox_update (bot_id, update_id, chat_key, priority, kind, payload, state, received_at, done_at)
@@ -54,7 +57,9 @@ async function seed(old: number, fresh: number, base: number) {
 async function counts(base: number) {
   const out: Record<string, number> = {}
   for (const r of RETENTION) {
-    const key = r.table === 'outbound_message' || r.table === 'conversation_state' ? 'chat_id' : 'update_id'
+    const key = ['outbound_message', 'conversation_state', 'refusal_told'].includes(r.table)
+      ? 'chat_id'
+      : 'update_id'
     const x = await sql<{ n: number }>`select count(*)::int as n from ${sql.table(r.table)}
       where ${sql.ref(key)} between ${base} and ${base + 600_000}`.execute(t.db)
     out[r.table] = x.rows[0]!.n
@@ -72,12 +77,14 @@ describe('retention', () => {
       inbox_update: 20,
       outbound_message: 20,
       conversation_state: 20,
+      refusal_told: 20,
     })
     expect(await counts(base)).toEqual({
       processed_update: 9,
       inbox_update: 11,
       outbound_message: 9,
       conversation_state: 9,
+      refusal_told: 9,
     })
     await pruneOnce(t.db, RETENTION, { batch: 10, maxBatches: 2 })
     expect(await counts(base)).toEqual({
@@ -85,6 +92,7 @@ describe('retention', () => {
       inbox_update: 6,
       outbound_message: 4,
       conversation_state: 4,
+      refusal_told: 4,
     })
     const states = await sql<{ state: string }>`select state from inbox_update
       where update_id >= ${base + 500_000} order by update_id`.execute(t.db)
@@ -118,6 +126,7 @@ describe('retention', () => {
         inbox_update: 3,
         outbound_message: 1,
         conversation_state: 1,
+        refusal_told: 1,
       })
     } finally {
       await jobs.stop()

@@ -1,7 +1,7 @@
 import { Api } from 'grammy'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { configSchema } from '../../src/config/schema'
-import { BudgetWait, TelegramBudget, withSendContext } from '../../src/telegram/budget'
+import { BudgetWait, jobSendContext, TelegramBudget, withSendContext } from '../../src/telegram/budget'
 import { TEST_TOKEN } from '../support/app'
 import { type BotApiStandIn, startBotApi } from '../support/bot-api'
 import { createTestDatabase, type TestDatabase } from '../support/db'
@@ -205,6 +205,40 @@ describe('the shared Telegram budget', () => {
     expect(err).toBeInstanceOf(BudgetWait)
     expect((err as BudgetWait).seconds).toBeGreaterThan(0.5)
     expect(tg.callsTo('sendMessage', { chat_id: user }, { since: mark })).toHaveLength(3)
+  })
+
+  it("a job's first call gets BudgetWait on a full chat; after a call went out, the job's next calls wait", async () => {
+    const user = 626262
+    tg.user({ id: user, first_name: 'J' })
+    const a = new TelegramBudget(db.pool, limits({ windowScale: 1 }))
+    const api = new Api(TEST_TOKEN, { apiRoot: tg.root })
+    api.config.use(a.transformer(BOT + 8))
+    const mark = tg.mark()
+    for (let i = 0; i < 3; i++) await api.sendMessage(user, `m${i}`)
+    // A job (a notification) whose only call finds the chat's window full: it gives its worker up, nothing sent.
+    const err = await withSendContext(jobSendContext('tg.notify', { chatId: user, n: 1 }), () =>
+      api.sendMessage(user, 'job'),
+    ).catch((e: unknown) => e)
+    expect(err).toBeInstanceOf(BudgetWait)
+    expect(tg.callsTo('sendMessage', { chat_id: user }, { since: mark })).toHaveLength(3)
+    // A job that has sent something (here into another chat) must not run again from its start: it waits.
+    const other = 636363
+    tg.user({ id: other, first_name: 'K' })
+    await withSendContext(jobSendContext('tg.notify', { chatId: user, n: 2 }), async () => {
+      await api.sendMessage(other, 'first call of the job')
+      await api.sendMessage(user, 'second call, after the window opens')
+    })
+    expect(tg.callsTo('sendMessage', { chat_id: user }, { since: mark, ok: true })).toHaveLength(4)
+    expect(tg.limiter!.refused).toBe(0)
+  })
+
+  it('a job keeps one lane across its deferrals (same queue and payload), whatever its trace', () => {
+    const a = jobSendContext('tg.notify.group', { chatId: GROUP, key: 'k', trace_id: 'u1:1' })
+    const b = jobSendContext('tg.notify.group', { chatId: GROUP, key: 'k', trace_id: 'u1:2' })
+    const c = jobSendContext('tg.notify.group', { chatId: GROUP, key: 'other' })
+    expect(a.lane).toBe(b.lane)
+    expect(a.lane).not.toBe(c.lane)
+    expect(jobSendContext('q', {}, 0.1).maxWaitSeconds).toBeCloseTo(0.04)
   })
 
   it('the transformer waits its turn through the Api and sends once', async () => {

@@ -2,7 +2,7 @@ import { Composer } from 'grammy'
 import type { Message } from 'grammy/types'
 import { admitClientMessage } from '../../consultations/admission'
 import { recordEditedMessage } from '../../consultations/answers'
-import { notifyNow } from '../../telegram/notify'
+import { tellUnknownCommand } from '../../consultations/refusal-told'
 import type { BotContext } from '../context'
 
 /**
@@ -21,13 +21,12 @@ priv.on('message', async (ctx) => {
   const { deps, desk } = ctx
   const m = ctx.message
   if (isCommand(m)) {
-    // A command nobody handles is not a question; say so once per message.
-    await notifyNow(deps, {
+    // A command nobody handles is not a question; said once per chat in a few minutes, not once per message.
+    await tellUnknownCommand(deps, {
       botId: desk.botId,
       chatId: m.chat.id,
+      messageId: m.message_id,
       lang: ctx.lang,
-      key: 'desk-unknown-command',
-      dedupeKey: `desk:unknown-command:${desk.botId}:${m.chat.id}:${m.message_id}`,
     })
     return
   }
