@@ -10,6 +10,13 @@ import { hasToken, isDirectLoopback } from './access'
 /** How often the watcher measures, and how long a measurement may take before it counts as no answer. */
 export const MEASURE_MS = 1000
 export const ANSWER_WITHIN_MS = 2000
+/**
+ * A measurement still unanswered after this long is given up (left to fail on its own) and a new one starts: a
+ * connection lost without a word (a network that drops everything) would otherwise keep the watch on it until TCP
+ * keepalive ends it, hours later, and the process would say "down" long after the database is back. Costs at most
+ * one pool connection per 30 s while nothing answers, which the rest of the app's queries hold as well.
+ */
+export const GIVE_UP_AFTER_MS = 30_000
 
 /** What the watcher last measured (true: up; a string: down, with the reason). */
 export interface Measured {
@@ -28,7 +35,7 @@ export interface Measured {
  * One measurement at a time: `select 1`, pg-boss's schema, then the outbox's figures (src/jobs/health.ts). A
  * measurement that has not answered within ANSWER_WITHIN_MS (a frozen server: SIGSTOP, a hung disk, a network
  * that drops packets) makes the database down with "no answer within 2 s" at once, while it keeps waiting for its
- * answer: no second query piles up on a server that does not answer. It flips the `database` readiness flag and
+ * answer: no second query piles up on a server that does not answer (for GIVE_UP_AFTER_MS). It flips the `database` readiness flag and
  * logs each change once (down, and back with how long it was away); everything else retries on its own.
  */
 export class HealthWatch {
@@ -41,7 +48,7 @@ export class HealthWatch {
     private readonly db: Db,
     private readonly readiness: Readiness,
     private readonly log: Logger,
-    private readonly opts: { measureMs?: number; answerWithinMs?: number } = {},
+    private readonly opts: { measureMs?: number; answerWithinMs?: number; giveUpAfterMs?: number } = {},
   ) {}
 
   /** The first measurement (awaited: a process that says "started" knows its state), then one a second. */
@@ -63,7 +70,7 @@ export class HealthWatch {
   current(): Measured {
     const hung = this.hungFor()
     if (hung !== undefined) {
-      const reason = `no answer within ${Math.round(this.within / 1000)} s`
+      const reason = this.noAnswer()
       return { database: reason, jobs: reason, outbox: undefined, at: Date.now() }
     }
     return this.last ?? { database: 'not measured yet', jobs: 'not measured yet', outbox: undefined, at: 0 }
@@ -84,13 +91,23 @@ export class HealthWatch {
     return ms > this.within ? ms : undefined
   }
 
+  private noAnswer(): string {
+    return `no answer within ${Math.round(this.within / 1000)} s`
+  }
+
   private noticeHang(): void {
-    if (this.hungFor() !== undefined) this.flip(`no answer within ${Math.round(this.within / 1000)} s`)
+    if (this.hungFor() !== undefined) this.flip(this.noAnswer())
   }
 
   private async measure(): Promise<void> {
-    if (this.inFlightSince !== undefined) return
-    this.inFlightSince = Date.now()
+    if (this.inFlightSince !== undefined) {
+      if (Date.now() - this.inFlightSince < (this.opts.giveUpAfterMs ?? GIVE_UP_AFTER_MS)) return
+      // Given up: down until a newer measurement answers (not the state from before it hung).
+      const reason = this.noAnswer()
+      this.last = { database: reason, jobs: reason, outbox: undefined, at: Date.now() }
+    }
+    const started = Date.now()
+    this.inFlightSince = started
     try {
       let error: unknown
       const database = await sql`select 1`.execute(this.db).then(
@@ -108,11 +125,13 @@ export class HealthWatch {
             )
           : 'database unreachable'
       const outbox = jobs === true ? await jobsHealth(this.db).catch(() => undefined) : undefined
+      // A measurement given up on (a newer one started) no longer speaks for the database.
+      if (this.inFlightSince !== started) return
       this.last = { database, jobs, outbox, at: Date.now() }
       this.inFlightSince = undefined
       this.flip(database, error)
     } finally {
-      this.inFlightSince = undefined
+      if (this.inFlightSince === started) this.inFlightSince = undefined
     }
   }
 

@@ -18,6 +18,7 @@ export class TcpProxy {
   private down = false
   private frozen = false
   private held: (() => void)[] = []
+  private readonly lost = new Set<net.Socket>()
   private next = 0
   port = 0
   /** Connections passed to each target port so far (to check that a balancer spread the load). */
@@ -64,6 +65,16 @@ export class TcpProxy {
     this.frozen = true
   }
 
+  /**
+   * The frozen connections never answer again and are never closed (a network that lost them without a word), while
+   * new connections pass as usual: what the app must give up on by itself.
+   */
+  loseFrozen(): void {
+    for (const s of this.open) this.lost.add(s)
+    this.held = []
+    this.frozen = false
+  }
+
   thaw(): void {
     const held = this.held
     this.held = []
@@ -92,6 +103,7 @@ export class TcpProxy {
   /** Passes `from`'s bytes to `to`, holding them while frozen. */
   private forward(from: net.Socket, to: net.Socket): void {
     from.on('data', (d) => {
+      if (this.lost.has(from) || this.lost.has(to)) return
       if (this.frozen) this.held.push(() => to.write(d))
       else to.write(d)
     })
