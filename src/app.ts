@@ -135,8 +135,13 @@ export async function startApp(config: LoadedConfig, opts: AppOptions): Promise<
     if (role !== 'worker') {
       for (const desk of config.desks) {
         const bot = createBot(deps, desk, opts.botInfo?.(desk.botId))
-        // getMe: Telegram unreachable (or answering 5xx/429) at start is waited for as the database is.
-        await retryAtStart('Telegram', () => bot.init(), { log, signal: opts.signal, transient: isTransient })
+        // getMe: Telegram unreachable (or answering 5xx/429) at start is waited for as the database is, once the
+        // Api's own auto-retry (3 attempts) gave up.
+        await retryAtStart('Telegram', () => bot.init(opts.signal as Parameters<typeof bot.init>[0]), {
+          log,
+          signal: opts.signal,
+          transient: isTransient,
+        })
         await setCommands(bot, deps, desk)
         await setStaffMenuButtons(bot.api, deps, desk)
         bots.set(desk.botId, bot)

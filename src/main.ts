@@ -38,7 +38,8 @@ async function main(): Promise<void> {
     setTimeout(() => process.exit(1), 9000).unref()
     // A start still waiting for the database or Telegram stops waiting and closes what it opened.
     aborter.abort()
-    if (!app) await starting?.catch(() => {})
+    // (at most 5 s: a call in flight, e.g. getMe inside the Api's own retry, may not see the abort at once)
+    if (!app) await Promise.race([starting?.catch(() => {}), new Promise((r) => setTimeout(r, 5000))])
     await app?.stop()
     log.info('stopped')
     process.exit(0)
