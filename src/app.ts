@@ -1,5 +1,5 @@
 import type { Server } from 'node:http'
-import type { Bot } from 'grammy'
+import { Api, type Bot } from 'grammy'
 import type { UserFromGetMe } from 'grammy/types'
 import { sql } from 'kysely'
 import { ALLOWED_UPDATES, createBot, setCommands } from './bot/bot'
@@ -134,14 +134,22 @@ export async function startApp(config: LoadedConfig, opts: AppOptions): Promise<
     let intake: Intake | undefined
     if (role !== 'worker') {
       for (const desk of config.desks) {
-        const bot = createBot(deps, desk, opts.botInfo?.(desk.botId))
-        // getMe: Telegram unreachable (or answering 5xx/429) at start is waited for as the database is, once the
-        // Api's own auto-retry (3 attempts) gave up.
-        await retryAtStart('Telegram', () => bot.init(opts.signal as Parameters<typeof bot.init>[0]), {
-          log,
-          signal: opts.signal,
-          transient: isTransient,
-        })
+        // getMe: Telegram unreachable (or answering 5xx/429) at start is waited for as the database is, one line per
+        // attempt. A plain Api for it: the bot's Api retries network errors by itself without end and in silence
+        // (auto-retry).
+        const known = opts.botInfo?.(desk.botId)
+        const me =
+          known ??
+          (await retryAtStart(
+            'Telegram',
+            () =>
+              new Api(desk.token, { apiRoot: config.secrets.telegramApiRoot }).getMe(
+                opts.signal as Parameters<Api['getMe']>[0],
+              ),
+            { log, signal: opts.signal, transient: isTransient },
+          ))
+        const bot = createBot(deps, desk, me)
+        await bot.init()
         await setCommands(bot, deps, desk)
         await setStaffMenuButtons(bot.api, deps, desk)
         bots.set(desk.botId, bot)

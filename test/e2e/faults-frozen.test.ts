@@ -158,4 +158,29 @@ describe('a process started while the database is down', () => {
       proxy.restore()
     }
   }, 60_000)
+
+  it('Telegram unreachable at start (getMe) is waited for the same way; SIGTERM stops it with 0', async () => {
+    // A port nobody listens on: every getMe is refused.
+    const closed = await TcpProxy.start([])
+    const apiRoot = `http://127.0.0.1:${closed.port}`
+    await closed.close()
+    const p = spawnApp({
+      name: 'bot-wait',
+      role: 'bot',
+      databaseUrl: w.db.url,
+      apiRoot,
+      configFile: configFile(),
+    })
+    procs.push(p)
+    try {
+      const tries = () => p.logs(/^Telegram not reachable at start; waiting$/)
+      await eventually(async () => tries().length >= 2 || undefined, 'two getMe attempts', 30_000)
+      expect(tries()[0]).toMatchObject({ attempt: 1, retry_in_s: 1 })
+      expect(await stopGracefully(p)).toBe(0)
+      expect(p.output()).not.toMatch(/start failed|\n\s+at .*:\d+:\d+/)
+    } catch (e) {
+      console.error(p.output().slice(-3000))
+      throw e
+    }
+  }, 60_000)
 })
