@@ -1,6 +1,7 @@
 import type { Server } from 'node:http'
-import type { Bot } from 'grammy'
+import { Api, type Bot } from 'grammy'
 import type { UserFromGetMe } from 'grammy/types'
+import { sql } from 'kysely'
 import { ALLOWED_UPDATES, createBot, setCommands } from './bot/bot'
 import type { BotContext } from './bot/context'
 import { createI18n } from './bot/i18n'
@@ -11,15 +12,17 @@ import { setStaffMenuButtons } from './dashboard/links'
 import { type EmbeddedServer, ensureDatabase, startEmbeddedPostgres } from './db/embedded'
 import { migrateToLatest } from './db/migrator'
 import { createDb, type DbHandle } from './db/pool'
-import { watchDatabase } from './db/watch'
+import { retryAtStart } from './db/start-retry'
 import type { Deps } from './deps'
 import { createIntake, type Intake } from './intake/intake'
+import { isTransient } from './intake/transient'
 import { Jobs } from './jobs/jobs'
 import { Liveness } from './jobs/liveness'
 import { Ledger } from './ledger/ledger.service'
 import { createLlmClient } from './llm/provider'
 import type { Logger } from './log'
 import { Readiness } from './readiness'
+import { HealthWatch, healthRoute } from './server/health'
 import { createHttpServer, listen } from './server/http'
 import { metricsRoute } from './server/metrics'
 import { DeskSettingsCache } from './settings/cache'
@@ -36,6 +39,8 @@ export interface AppOptions {
   embeddedDataDir?: string
   /** Skip getMe (tests that know the bot). */
   botInfo?: (botId: number) => UserFromGetMe | undefined
+  /** Aborted by SIGTERM/SIGINT: a start still waiting for the database or Telegram stops (StartAborted). */
+  signal?: AbortSignal
 }
 
 export interface App {
@@ -44,6 +49,7 @@ export interface App {
   /** The durable intake (bot roles): inbox processor, pollers or webhook endpoints. */
   intake: Intake | undefined
   readiness: Readiness
+  health: HealthWatch
   httpPort: number | undefined
   stop(): Promise<void>
 }
@@ -81,12 +87,15 @@ export async function startApp(config: LoadedConfig, opts: AppOptions): Promise<
     }
     const handle: DbHandle = createDb(url)
     cleanups.push(() => handle.close())
+    // A database that is down (refused, unreachable, not answering) at start is waited for, with backoff: the
+    // same as an outage later, without a supervisor's restart. A missing database or a refused login end the start.
+    await retryAtStart('database', () => sql`select 1`.execute(handle.db), { log, signal: opts.signal })
     const applied = await migrateToLatest(handle.db)
     if (applied.length) log.info({ applied }, 'migrations applied')
     // From here on a database outage is survived, not fatal: /health says so and everything retries by itself.
     const readiness = new Readiness()
-    const stopWatch = watchDatabase(handle.db, readiness, log)
-    cleanups.push(async () => stopWatch())
+    const health = new HealthWatch(handle.db, readiness, log)
+    cleanups.push(async () => health.stop())
     // The desks' settings live in PostgreSQL (src/settings): seeded from the config at the first start, read from
     // the rows afterwards, and kept current in place while the process runs.
     const settings = await DeskSettingsCache.start(handle.db, url, config.desks, log, {
@@ -102,6 +111,7 @@ export async function startApp(config: LoadedConfig, opts: AppOptions): Promise<
       await liveness.stop()
     })
     await liveness.start()
+    await health.start()
 
     const budget = new TelegramBudget(handle.pool, config.telegramLimits)
     const apis = new Map(
@@ -131,7 +141,21 @@ export async function startApp(config: LoadedConfig, opts: AppOptions): Promise<
     let intake: Intake | undefined
     if (role !== 'worker') {
       for (const desk of config.desks) {
-        const bot = createBot(deps, desk, opts.botInfo?.(desk.botId))
+        // getMe: Telegram unreachable (or answering 5xx/429) at start is waited for as the database is, one line per
+        // attempt. A plain Api for it: the bot's Api retries network errors by itself without end and in silence
+        // (auto-retry).
+        const known = opts.botInfo?.(desk.botId)
+        const me =
+          known ??
+          (await retryAtStart(
+            'Telegram',
+            () =>
+              new Api(desk.token, { apiRoot: config.secrets.telegramApiRoot }).getMe(
+                opts.signal as Parameters<Api['getMe']>[0],
+              ),
+            { log, signal: opts.signal, transient: isTransient },
+          ))
+        const bot = createBot(deps, desk, me)
         await bot.init()
         await setCommands(bot, deps, desk)
         await setStaffMenuButtons(bot.api, deps, desk)
@@ -159,12 +183,10 @@ export async function startApp(config: LoadedConfig, opts: AppOptions): Promise<
           )
     }
     const server: Server = createHttpServer(
-      deps,
       intake?.webhooks ?? new Map(),
-      readiness,
+      healthRoute(health, readiness, { workers: role !== 'bot', token: config.secrets.metricsToken }),
       config.dashboard.enabled ? dashboardRoutes(deps) : undefined,
-      metricsRoute(deps, config.secrets.metricsToken),
-      { workers: role !== 'bot' },
+      metricsRoute(deps, config.secrets.metricsToken, health),
     )
     const httpPort = await listen(server, config.http.port, config.http.host)
     cleanups.push(() => new Promise<void>((r) => server.close(() => r())))
@@ -180,7 +202,7 @@ export async function startApp(config: LoadedConfig, opts: AppOptions): Promise<
       // Stops fetching first, then lets the running handlers finish.
       cleanups.push(() => started.stop())
     }
-    return { deps, bots, intake, readiness, httpPort, stop }
+    return { deps, bots, intake, readiness, health, httpPort, stop }
   } catch (e) {
     await stop()
     throw e

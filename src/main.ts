@@ -1,5 +1,6 @@
 import { type Role, startApp } from './app'
 import { ConfigError, loadConfig, loadDotEnv } from './config/load'
+import { StartAborted } from './db/start-retry'
 import { errorSummary } from './jobs/jobs'
 import { createLogger } from './log'
 
@@ -26,13 +27,19 @@ async function main(): Promise<void> {
   }
   const log = createLogger(process.env.LOG_LEVEL ?? config.log.level)
   let app: Awaited<ReturnType<typeof startApp>> | undefined
+  let starting: Promise<unknown> | undefined
   let stopping = false
+  const aborter = new AbortController()
   const shutdown = async (signal: string) => {
     if (stopping) return
     stopping = true
     log.info({ signal }, 'stopping')
     // A hard deadline: whatever hangs, the process ends (the embedded server is stopped first in the chain).
     setTimeout(() => process.exit(1), 9000).unref()
+    // A start still waiting for the database or Telegram stops waiting and closes what it opened.
+    aborter.abort()
+    // (at most 5 s: a call in flight, e.g. getMe inside the Api's own retry, may not see the abort at once)
+    if (!app) await Promise.race([starting?.catch(() => {}), new Promise((r) => setTimeout(r, 5000))])
     await app?.stop()
     log.info('stopped')
     process.exit(0)
@@ -48,8 +55,12 @@ async function main(): Promise<void> {
     log.error({ err: errorSummary(reason) }, 'unhandled rejection (process continues)')
   })
   try {
-    app = await startApp(config, { role: roleArg as Role, log })
+    const start = startApp(config, { role: roleArg as Role, log, signal: aborter.signal })
+    starting = start
+    app = await start
   } catch (e) {
+    // Stopped by a signal while waiting: shutdown() exits 0.
+    if (e instanceof StartAborted || stopping) return
     console.error(startFailure(e, config))
     process.exit(1)
   }

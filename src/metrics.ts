@@ -30,8 +30,8 @@ export const metrics = {
   }),
   deliveries: counter(
     'desk_deliveries_total',
-    'Messages relayed between a client and a topic, by direction and result',
-    ['direction', 'result'] as const,
+    'Messages relayed between a client and a topic, by result (sent, blocked, failed, ...)',
+    ['result'] as const,
   ),
   notifications: counter('desk_notifications_total', 'Outbox notifications sent, by result', [
     'result',

@@ -1,6 +1,6 @@
 /**
  * What this process can do right now, as /health reports it. Parts of the app flip their own flag: the database
- * watch (src/db/watch.ts) when PostgreSQL stops or starts answering, the intake when it cannot store updates. A
+ * watch (src/server/health.ts) when PostgreSQL stops or starts answering, the intake when it cannot store updates. A
  * process that is not ready stays up and keeps retrying; the flag tells a load balancer or an operator why it is
  * not taking work, and flips back by itself.
  *

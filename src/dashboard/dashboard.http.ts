@@ -69,13 +69,21 @@ function refuse(res: ServerResponse, status: number, error: string): void {
   json(res, status, { error } satisfies ErrorDto)
 }
 
+/** The client went away (or timed out) while sending its body: nobody is left to answer, and nothing failed here. */
+class BodyAborted extends Error {}
+
 async function readJson(req: IncomingMessage): Promise<unknown> {
   let size = 0
   const chunks: Buffer[] = []
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length
-    if (size > MAX_BODY) throw new DashboardError(400, 'body-too-large')
-    chunks.push(chunk)
+  try {
+    for await (const chunk of req as AsyncIterable<Buffer>) {
+      size += chunk.length
+      if (size > MAX_BODY) throw new DashboardError(400, 'body-too-large')
+      chunks.push(chunk)
+    }
+  } catch (err) {
+    if (err instanceof DashboardError) throw err
+    throw new BodyAborted((err as Error).message)
   }
   try {
     return JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}')
@@ -259,7 +267,11 @@ export function dashboardRoutes(deps: Deps): ExtraRoute {
     } catch (err) {
       if (err instanceof DashboardError) refuse(res, err.status, err.code)
       else if (err instanceof z.ZodError) refuse(res, 400, 'bad-request')
-      else {
+      else if (err instanceof BodyAborted) {
+        // A slow or cut upload (a phone losing its network): the client's doing, one quiet line.
+        log.info({ path: rest, reason: err.message }, 'dashboard request body aborted by the client')
+        if (!res.headersSent) refuse(res, 400, 'body-aborted')
+      } else {
         log.error({ err: { message: (err as Error).message }, path: rest }, 'dashboard request failed')
         if (!res.headersSent) refuse(res, 500, 'internal')
         else res.end()

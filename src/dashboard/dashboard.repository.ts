@@ -58,6 +58,11 @@ export interface ConsultationRow {
   match: string | null
 }
 
+/** A LIKE pattern matching `text` literally: \, % and _ escaped with LIKE's default escape character. */
+export function escapeLike(text: string): string {
+  return text.replace(/[\\%_]/g, (ch) => `\\${ch}`)
+}
+
 export async function listConsultations(db: Db, f: ConsultationFilter): Promise<ConsultationRow[]> {
   const where: RawBuilder<unknown>[] = [sql`c.bot_id = ${f.botId}`]
   if (f.state) where.push(sql`c.state = ${f.state}`)
@@ -73,10 +78,11 @@ export async function listConsultations(db: Db, f: ConsultationFilter): Promise<
   const q = f.q?.trim() ?? ''
   let textQuery: string | undefined
   if (/^\d{1,15}$/.test(q)) where.push(sql`(c.id = ${Number(q)} or c.user_id = ${Number(q)})`)
-  else if (/^@\w{1,64}$/.test(q)) where.push(sql`cl.username ilike ${q.slice(1)}`)
+  // @username: that username, case-insensitively ("_" is a letter of it, not LIKE's any-character).
+  else if (/^@\w{1,64}$/.test(q)) where.push(sql`cl.username ilike ${escapeLike(q.slice(1))}`)
   else if (q) {
     textQuery = cut(q, 200)
-    const like = `%${textQuery.replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`
+    const like = `%${escapeLike(textQuery)}%`
     // The candidates first (clients by name, messages by the full-text index), then their consultations: an OR
     // over the joined rows would test every consultation of the desk.
     where.push(sql`c.id in (

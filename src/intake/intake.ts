@@ -63,7 +63,7 @@ export function createIntake(
     if (config.mode === 'webhook')
       webhooks.set(
         desk.slug,
-        webhookHandler(bot, (u) => store([u]), config.secrets.webhookSecret!),
+        webhookHandler(bot, (u) => store([u]), config.secrets.webhookSecret!, deps.log),
       )
     else
       pollers.push(

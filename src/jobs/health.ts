@@ -8,8 +8,10 @@ import { DEAD_LETTER_QUEUE } from './queue'
  * - stalled: jobs have been due for longer than `stallSeconds` and no live worker process (heartbeat within
  *   DEAD_AFTER_SECONDS) took a job for that long - workers are gone, stuck or cut off from the queue;
  * - dead letters growing: jobs reached the dead-letter queue within the last `deadLetterWindowMinutes`.
- * A process whose role runs workers reports these as not ready (src/server/http.ts); a bot-only process shows
- * them without failing: its intake works regardless, and a load balancer must not stop taking updates for it.
+ * A process whose role runs workers reports a stall as not ready (src/server/health.ts); a bot-only process shows
+ * it without failing: its intake works regardless, and a load balancer must not stop taking updates for it. New
+ * dead letters are shown, never unreadiness: the process works, a person has to look at one job (the alert on
+ * outbox_dead_letters says so); a load balancer pulling the only bot for it would stop everything else.
  */
 export interface JobsHealth {
   /** Age of the oldest due job not taken yet (seconds; 0 when none). */

@@ -1,4 +1,5 @@
 import { CompiledQuery, sql } from 'kysely'
+import pg from 'pg'
 import PgBoss from 'pg-boss'
 import { withSessionLock } from '../db/advisory-lock'
 import type { Db, Trx } from '../db/database'
@@ -44,6 +45,8 @@ export class Jobs {
     readonly boss: PgBoss,
     private readonly queues: readonly QueueDef<any>[],
     private readonly log: Logger,
+    /** pg-boss's connections (its fetches, completions, maintenance): ours, so /metrics can show them. */
+    readonly pool: pg.Pool,
     private readonly connectionString?: string,
   ) {}
 
@@ -53,11 +56,23 @@ export class Jobs {
     log: Logger,
     opts: { schedule?: boolean } = {},
   ): Jobs {
-    const boss = new PgBoss({
+    // pg-boss's pool is ours, handed over as its `db` (an object with executeSql, pg-boss's documented way to
+    // bring a connection): pg-boss 10 keeps the pool it would make inside an undocumented Db object, and /metrics
+    // shows this one next to the app's. The options are those pg-boss would pass to pg: a connection attempt to an
+    // unreachable server fails instead of hanging, and TCP keepalive notices a connection that died silently.
+    const pool = new pg.Pool({
       connectionString,
-      schema: BOSS_SCHEMA,
       max: 4,
       application_name: 'consult-desk-jobs',
+      connectionTimeoutMillis: 10_000,
+      keepAlive: true,
+    })
+    pool.on('connect', (client) => client.on('error', () => {}))
+    const boss = new PgBoss({
+      db: {
+        executeSql: (text: string, values?: unknown[]) => pool.query(text, values),
+      },
+      schema: BOSS_SCHEMA,
       // 0.5 s is pg-boss's floor; local sends also nudge their workers right after commit.
       pollingIntervalSeconds: 0.5,
       schedule: opts.schedule ?? true,
@@ -67,16 +82,12 @@ export class Jobs {
       archiveCompletedAfterSeconds: 12 * 3600,
       archiveFailedAfterSeconds: 7 * 86_400,
       deleteAfterDays: 7,
-      // Passed through to pg's Pool: a connection attempt to an unreachable server fails instead of hanging, and
-      // TCP keepalive notices a connection that died silently.
-      connectionTimeoutMillis: 10_000,
-      keepAlive: true,
     } as PgBoss.ConstructorOptions)
-    const jobs = new Jobs(boss, queues, log, connectionString)
+    const jobs = new Jobs(boss, queues, log, pool, connectionString)
     // While the database is away every worker's fetch fails twice a second: one line, then a count every 10 s.
     let quietUntil = 0
     let suppressed = 0
-    boss.on('error', (e) => {
+    const onError = (e: Error) => {
       if (Date.now() < quietUntil) {
         suppressed++
         return
@@ -84,7 +95,10 @@ export class Jobs {
       log.error({ err: { message: e.message, code: (e as any).code }, suppressed }, 'pg-boss error')
       quietUntil = Date.now() + 10_000
       suppressed = 0
-    })
+    }
+    boss.on('error', onError)
+    // An idle connection's error (a server restart) is pg-boss's error too, as with the pool it would make.
+    pool.on('error', onError)
     return jobs
   }
 
@@ -222,10 +236,18 @@ export class Jobs {
   async stop(): Promise<void> {
     await this.wakeups?.stop()
     this.wakeups = undefined
-    if (!this.started) return
+    if (!this.started) {
+      await this.closePool()
+      return
+    }
     this.started = false
     // graceful: in-flight handlers finish (up to the timeout) before the pool closes.
     await this.boss.stop({ graceful: true, wait: true, timeout: 8000 })
+    await this.closePool()
+  }
+
+  private async closePool(): Promise<void> {
+    if (!this.pool.ending) await this.pool.end().catch(() => {})
   }
 }
 

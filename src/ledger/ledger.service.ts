@@ -217,8 +217,12 @@ export class Ledger implements LedgerOps {
 }
 
 /** The operations bound to a caller's transaction. Refusals are values; database errors propagate. */
-/** Counts a reservation's outcome (replays of an earlier decision are not counted again). */
-function counted(r: ReserveResult): ReserveResult {
+/**
+ * Counts a reservation's outcome (replays of an earlier decision are not counted again). A caller that resolves a
+ * refusal itself before anyone is refused (the capacity hold that opens the day's account and tries again) reserves
+ * with `{ uncounted: true }` and counts the decision it keeps with this.
+ */
+export function counted(r: ReserveResult): ReserveResult {
   if (r.replayed) return r
   metrics.ledgerReserves.inc({ outcome: r.admitted ? 'reserved' : 'refused' })
   if (!r.admitted) metrics.ledgerRefusals.inc({ reason: r.reason })
@@ -232,8 +236,9 @@ export class LedgerTx implements LedgerOps {
     private readonly ttl: number,
   ) {}
 
-  async reserve(req: ReserveRequest): Promise<ReserveResult> {
-    return counted(await runReserve(this.trx, req, reserveCall(req, this.ttl)))
+  async reserve(req: ReserveRequest, opts: { uncounted?: boolean } = {}): Promise<ReserveResult> {
+    const r = await runReserve(this.trx, req, reserveCall(req, this.ttl))
+    return opts.uncounted ? r : counted(r)
   }
 
   commit(requestId: string, actual?: Actual, opts: CommitOptions = {}): Promise<SettleResult> {

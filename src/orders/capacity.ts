@@ -2,7 +2,7 @@ import { DateTime } from 'luxon'
 import type { DeskRuntime } from '../config/load'
 import type { Db, Trx } from '../db/database'
 import type { ReserveResult } from '../ledger/ledger.model'
-import { LedgerTx } from '../ledger/ledger.service'
+import { counted, LedgerTx } from '../ledger/ledger.service'
 import { nextOpening } from '../time/business-time'
 import { deskSchedule } from '../time/schedule'
 
@@ -181,21 +181,25 @@ export async function reservePlace(
   requestId: string,
   ttlSeconds: number,
 ): Promise<HoldResult | { ok: false; reason: 'needs-grant' }> {
-  const r = await ledger(trx).reserve({
-    requestId,
-    lines: [
-      {
-        account: { scope: CAPACITY_SCOPE, subject: subjectOf(botId, account), unit: CAPACITY_UNIT },
-        amount: 1,
-      },
-    ],
-    ttlSeconds,
-    at: account.periodStart,
-  })
+  const r = await ledger(trx).reserve(
+    {
+      requestId,
+      lines: [
+        {
+          account: { scope: CAPACITY_SCOPE, subject: subjectOf(botId, account), unit: CAPACITY_UNIT },
+          amount: 1,
+        },
+      ],
+      ttlSeconds,
+      at: account.periodStart,
+    },
+    // Not a refusal yet: the caller opens the account and asks again; the decision it keeps is counted below.
+    { uncounted: true },
+  )
   if (!r.admitted && r.reason === 'no_account') return { ok: false, reason: 'needs-grant' }
   if (!r.admitted && r.account && r.account.granted < account.capacity)
     return { ok: false, reason: 'needs-grant' }
-  return fullOf(r, account.capacity)
+  return fullOf(counted(r), account.capacity)
 }
 
 /**

@@ -1,3 +1,4 @@
+import { sql } from 'kysely'
 import type { DeskRuntime } from '../config/load'
 import { claimUpdate } from '../db/once'
 import type { Deps } from '../deps'
@@ -13,21 +14,47 @@ import { type ExportJob, exportQueue } from './privacy.jobs'
  * drafts are the staff's working notes and are not included (what was sent to the client is, as a message).
  */
 
-/** Queues the export; one file per update (a redelivered /mydata finds its claim and queues nothing). */
+/** One export per client and desk per this many minutes: 25 /mydata in a row queue one file, not 25. */
+export const EXPORT_EVERY_MINUTES = 10
+
+export type ExportRequest =
+  | { status: 'queued' }
+  | { status: 'duplicate' }
+  /** An export was queued less than EXPORT_EVERY_MINUTES ago: the client may ask again from `nextAt`. */
+  | { status: 'too-soon'; nextAt: Date }
+
+/**
+ * Queues the export; one file per update (a redelivered /mydata finds its claim and queues nothing) and one per
+ * client every EXPORT_EVERY_MINUTES. The limit is one upsert in the same transaction (data_export_request): the
+ * time moves forward only once the interval has passed, so requests at once queue one export, whatever the process.
+ */
 export async function requestExport(
   deps: Deps,
   desk: DeskRuntime,
   input: { userId: number; lang: string; updateId: number },
-): Promise<'queued' | 'duplicate'> {
+): Promise<ExportRequest> {
   return deps.jobs.transaction(deps.db, async (trx, outbox) => {
-    if (!(await claimUpdate(trx, desk.botId, input.updateId))) return 'duplicate'
+    if (!(await claimUpdate(trx, desk.botId, input.updateId))) return { status: 'duplicate' }
+    const taken = await sql<{ requested_at: Date }>`
+      insert into data_export_request as r (bot_id, user_id, requested_at)
+      values (${desk.botId}, ${input.userId}, now())
+      on conflict (bot_id, user_id) do update set requested_at = now()
+        where r.requested_at <= now() - make_interval(mins => ${EXPORT_EVERY_MINUTES})
+      returning r.requested_at`.execute(trx)
+    if (!taken.rows.length) {
+      // The conflicting row is locked by the upsert: this reads the export that was queued.
+      const last = await sql<{ next_at: Date }>`
+        select requested_at + make_interval(mins => ${EXPORT_EVERY_MINUTES}) as next_at from data_export_request
+        where bot_id = ${desk.botId} and user_id = ${input.userId}`.execute(trx)
+      return { status: 'too-soon', nextAt: last.rows[0]!.next_at }
+    }
     await outbox.send(exportQueue, {
       botId: desk.botId,
       userId: input.userId,
       lang: input.lang,
       key: `mydata:${desk.botId}:${input.userId}:${input.updateId}`,
     })
-    return 'queued'
+    return { status: 'queued' }
   })
 }
 

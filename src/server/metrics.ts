@@ -1,20 +1,32 @@
-import { timingSafeEqual } from 'node:crypto'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { sql } from 'kysely'
 import { Gauge, Registry } from 'prom-client'
 import type { Deps } from '../deps'
 import { DEAD_LETTER_QUEUE } from '../jobs/queue'
 import { registry } from '../metrics'
+import { hasToken, isDirectLoopback } from './access'
+import { ANSWER_WITHIN_MS, type HealthWatch } from './health'
 
 /**
  * GET /metrics in Prometheus's text format: this process's counters (src/metrics.ts) and, read at scrape time, the
  * outbox's queues (jobs due, age of the oldest due job, dead letters: the same figure from every process) and this
- * process's connection pools.
+ * process's connection pools (the app's and pg-boss's).
  *
- * Access: with METRICS_TOKEN set, only `Authorization: Bearer <token>` (401 otherwise); unset, only requests from
- * the loopback address (403 otherwise) - a Prometheus on the same host, or a sidecar.
+ * Access: with METRICS_TOKEN set, only `Authorization: Bearer <token>` (401 otherwise); unset, only requests made
+ * from the loopback address directly (403 otherwise) - a Prometheus on the same host, or a sidecar. A request that
+ * came through a proxy (X-Forwarded-For, Forwarded or X-Real-IP) is never local, whatever its socket address: a
+ * reverse proxy on the same host would otherwise publish the figures.
+ *
+ * A scrape never waits on a database that does not answer: while the health watch (src/server/health.ts) finds
+ * it down the queue figures are left out, and a read that takes longer than ANSWER_WITHIN_MS is given up (the
+ * one read in flight is shared by the scrapes that follow, so a frozen server holds one connection, not one per
+ * scrape). `desk_database_up` says which it was.
  */
-export function metricsRoute(deps: Pick<Deps, 'db' | 'pool' | 'config'>, token: string | undefined) {
+export function metricsRoute(
+  deps: Pick<Deps, 'db' | 'pool' | 'config'> & { jobs?: Pick<Deps['jobs'], 'pool'> },
+  token: string | undefined,
+  watch?: HealthWatch,
+) {
   const local = new Registry()
   const gauge = <L extends string>(
     name: string,
@@ -57,12 +69,24 @@ export function metricsRoute(deps: Pick<Deps, 'db' | 'pool' | 'config'>, token: 
       })
     return queueRows
   }
+  let scrapeQueues: Promise<{ name: string; due: number; oldest: number; total: number }[]> | undefined
+  const queuesWithin = () => {
+    if (watch && !watch.databaseUp) return Promise.resolve([])
+    let timer: ReturnType<typeof setTimeout> | undefined
+    const late = new Promise<[]>((r) => {
+      timer = setTimeout(() => r([]), ANSWER_WITHIN_MS)
+    })
+    return Promise.race([queues(), late]).finally(() => clearTimeout(timer))
+  }
+  // One bounded read per scrape, shared by the three gauges.
+  const rows = () =>
+    (scrapeQueues ??= queuesWithin().finally(() => setImmediate(() => (scrapeQueues = undefined))))
   gauge(
     'outbox_jobs_due',
     'Jobs waiting in the outbox whose start time has come, per queue',
     ['queue'] as const,
     async (g) => {
-      for (const r of await queues()) if (r.name !== DEAD_LETTER_QUEUE) g.set({ queue: r.name }, r.due)
+      for (const r of await rows()) if (r.name !== DEAD_LETTER_QUEUE) g.set({ queue: r.name }, r.due)
     },
   )
   gauge(
@@ -70,7 +94,7 @@ export function metricsRoute(deps: Pick<Deps, 'db' | 'pool' | 'config'>, token: 
     'Age of the oldest due job not yet taken, per queue',
     ['queue'] as const,
     async (g) => {
-      for (const r of await queues()) if (r.name !== DEAD_LETTER_QUEUE) g.set({ queue: r.name }, r.oldest)
+      for (const r of await rows()) if (r.name !== DEAD_LETTER_QUEUE) g.set({ queue: r.name }, r.oldest)
     },
   )
   gauge(
@@ -78,19 +102,30 @@ export function metricsRoute(deps: Pick<Deps, 'db' | 'pool' | 'config'>, token: 
     'Jobs in the dead-letter queue (failed all their retries; wait for a person)',
     [],
     async (g) => {
-      g.set((await queues()).find((r) => r.name === DEAD_LETTER_QUEUE)?.total ?? 0)
+      g.set((await rows()).find((r) => r.name === DEAD_LETTER_QUEUE)?.total ?? 0)
     },
   )
   // The embedded server (no DATABASE_URL) or an external one.
   const server = deps.config.secrets.databaseUrl ? 'external' : 'embedded'
   gauge(
     'db_pool_connections',
-    'Connections of the app pool, by state; server: embedded or external PostgreSQL',
-    ['state', 'server'] as const,
+    "Connections of this process's pools, by state; pool: app (the app's queries) or jobs (pg-boss's); server: embedded or external PostgreSQL",
+    ['state', 'pool', 'server'] as const,
     (g) => {
-      g.set({ state: 'total', server }, deps.pool.totalCount)
-      g.set({ state: 'idle', server }, deps.pool.idleCount)
-      g.set({ state: 'waiting_clients', server }, deps.pool.waitingCount)
+      const pools = [['app', deps.pool] as const, ...(deps.jobs ? [['jobs', deps.jobs.pool] as const] : [])]
+      for (const [pool, p] of pools) {
+        g.set({ state: 'total', pool, server }, p.totalCount)
+        g.set({ state: 'idle', pool, server }, p.idleCount)
+        g.set({ state: 'waiting_clients', pool, server }, p.waitingCount)
+      }
+    },
+  )
+  gauge(
+    'desk_database_up',
+    'The database answered the health watch within 2 s (1) or not (0), as last measured',
+    [],
+    (g) => {
+      if (watch) g.set(watch.databaseUp ? 1 : 0)
     },
   )
   const merged = Registry.merge([registry, local])
@@ -109,11 +144,6 @@ export function metricsRoute(deps: Pick<Deps, 'db' | 'pool' | 'config'>, token: 
 }
 
 function refused(req: IncomingMessage, token: string | undefined): 401 | 403 | undefined {
-  if (token) {
-    const given = Buffer.from(/^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1] ?? '')
-    const want = Buffer.from(token)
-    return given.length === want.length && timingSafeEqual(given, want) ? undefined : 401
-  }
-  const ip = req.socket.remoteAddress ?? ''
-  return ip === '127.0.0.1' || ip === '::1' || ip === '::ffff:127.0.0.1' ? undefined : 403
+  if (token) return hasToken(req, token) ? undefined : 401
+  return isDirectLoopback(req) ? undefined : 403
 }

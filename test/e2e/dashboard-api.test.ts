@@ -1,3 +1,5 @@
+import net from 'node:net'
+import { Writable } from 'node:stream'
 import { sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type {
@@ -11,6 +13,7 @@ import type {
 } from '../../src/dashboard/dashboard.model'
 import { MESSAGE_TSV, tsQuery } from '../../src/dashboard/dashboard.repository'
 import { monthlyPeriod } from '../../src/ledger/ledger.periods'
+import { createLogger } from '../../src/log'
 import { buildReport } from '../../src/reports/reports.service'
 import { signInitData, tamper } from '../support/dashboard'
 import { type DashboardSeed, seedDashboard } from '../support/dashboard-seed'
@@ -18,6 +21,7 @@ import {
   ADMIN_ID,
   type DeskWorld,
   EXPERT_ID,
+  eventually,
   STAFF_CHAT_ID,
   startDeskWorld,
   TEST_BOT_ID,
@@ -36,6 +40,8 @@ const CLIENT_ID = 777_001
 let w: DeskWorld
 let seed: DashboardSeed
 let base: string
+/** The app's log lines (info and up). */
+const logged: { level: number; msg: string }[] = []
 
 const auth = (userId: number, lang = 'en') =>
   signInitData(TOKEN, { user: { id: userId, language_code: lang } })
@@ -64,7 +70,14 @@ async function get<T>(path: string, who = ADMIN_ID): Promise<T> {
 }
 
 beforeAll(async () => {
+  const sink = new Writable({
+    write(chunk, _enc, done) {
+      for (const l of String(chunk).split('\n')) if (l.trim()) logged.push(JSON.parse(l))
+      done()
+    },
+  })
   w = await startDeskWorld({
+    log: createLogger('info', sink),
     configure: (c) => {
       c.dashboard.publicUrl = 'https://desk.example.com'
       c.llm.drafting.monthlyBudget = { unit: 'money', amount: 5000 }
@@ -281,6 +294,14 @@ describe('consultations: filters, search, a consultation page', () => {
     expect((await get<ConsultationItemDto[]>(`consultations?to=${old}`)).length).toBe(0)
   })
 
+  it('@username is that username: "_" in it is a letter, not a wildcard', async () => {
+    const anna = seed.clients[0]!
+    expect(anna.username).toBe('anna_s')
+    expect((await get<ConsultationItemDto[]>('consultations?q=%40ANNA_S')).length).toBeGreaterThan(0)
+    for (const q of ['@ann__s', '@_nna_s', '@anna__', '@a____s'])
+      expect(await get<ConsultationItemDto[]>(`consultations?q=${encodeURIComponent(q)}`), q).toEqual([])
+  })
+
   it("a consultation's card, timeline and transcript", async () => {
     const c = seed.consultations[0]!
     const d = await get<ConsultationDetailDto>(`consultations/${c.id}`)
@@ -488,5 +509,30 @@ describe('buttons that open the dashboard', () => {
     await w.tg.push(TEST_BOT_ID, w.tg.command(client, '/dashboard'))
     await w.tg.waitForSent(client.id, /for the desk's staff/, { since })
     expect(w.tg.callsTo('setChatMenuButton').length).toBe(before + 1)
+  })
+})
+
+describe('a slow upload', () => {
+  it('a POST body cut off by the client is one quiet line (info), never an error', async () => {
+    const before = logged.length
+    const { port } = new URL(base)
+    const aborted = () =>
+      logged.slice(before).find((l) => l.msg === 'dashboard request body aborted by the client')
+    // The server must have the headers before the phone loses its network: tried again, waiting longer each time.
+    for (let wait = 50; !aborted() && wait < 5000; wait *= 2) {
+      const socket = net.connect(Number(port), '127.0.0.1')
+      await new Promise<void>((r) => socket.once('connect', () => r()))
+      socket.write(
+        'POST /dashboard/test/api/export HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\n' +
+          `authorization: tma ${auth(ADMIN_ID)}\r\ncontent-length: 1000\r\n\r\n{"kind": "pay`,
+      )
+      await new Promise((r) => setTimeout(r, wait))
+      socket.destroy()
+      await eventually(async () => aborted() ?? null, 'the quiet line', wait * 4).catch(() => undefined)
+    }
+    const line = aborted()!
+    expect(line).toBeDefined()
+    expect(line.level).toBe(30)
+    expect(logged.slice(before).filter((l) => l.level >= 50)).toEqual([])
   })
 })

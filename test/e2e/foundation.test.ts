@@ -1,4 +1,7 @@
+import { Readable, Writable } from 'node:stream'
+import { request as undiciRequest } from 'undici'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createLogger } from '../../src/log'
 import { startTestApp, TEST_BOT_ID, type TestApp } from '../support/app'
 import { type BotApiStandIn, startBotApi } from '../support/bot-api'
 import { inboxDrained } from '../support/fixtures'
@@ -73,9 +76,16 @@ describe('polling mode', () => {
 describe('webhook mode', () => {
   let tg: BotApiStandIn
   let t: TestApp
+  const lines: Record<string, unknown>[] = []
   beforeAll(async () => {
     tg = await startBotApi()
-    t = await startTestApp({ apiRoot: tg.root, mode: 'webhook' })
+    const sink = new Writable({
+      write(chunk, _enc, done) {
+        for (const l of String(chunk).split('\n')) if (l.trim()) lines.push(JSON.parse(l))
+        done()
+      },
+    })
+    t = await startTestApp({ apiRoot: tg.root, mode: 'webhook', log: createLogger('warn', sink) })
   })
   afterAll(async () => {
     await t?.stop()
@@ -124,5 +134,74 @@ describe('webhook mode', () => {
     await tg.waitForSent(u.id, /^Hello/)
     await inboxDrained(t.db.db)
     expect(tg.texts(u.id).filter((x) => x?.startsWith('Hello'))).toHaveLength(1)
+  })
+
+  it('refuses malformed updates with the right secret: 400, one log line, nothing stored', async () => {
+    const u = tg.user()
+    const message = tg.command(u, '/start').message!
+    const bad: [string, unknown][] = [
+      ['malformed JSON', '{"update_id": 12, "message": '],
+      ['an array', [{ update_id: 555101, message }]],
+      ['{}', {}],
+      ['a string update_id', { update_id: '555102', message }],
+      ['a message without chat', { update_id: 555103, message: { ...message, chat: undefined } }],
+      ['only update_id', { update_id: 555104 }],
+      ['a callback without from', { update_id: 555105, callback_query: { id: 'x', data: 'y' } }],
+    ]
+    const before = lines.length
+    for (const [what, body] of bad) {
+      const r = await tg.postUpdate(url(), body, { secret: 'test-secret_1' })
+      expect(r.status, what).toBe(400)
+    }
+    const refused = lines.slice(before).filter((l) => l.msg === 'webhook body refused')
+    expect(refused).toHaveLength(bad.length)
+    expect(lines.slice(before).filter((l) => l.level === 50)).toEqual([])
+    // The log says why, never the body.
+    expect(JSON.stringify(refused)).not.toContain('/start')
+    const stored = await t.db.db
+      .selectFrom('inbox_update')
+      .select('update_id')
+      .where('update_id', 'in', [12, 555101, 555102, 555103, 555104, 555105])
+      .execute()
+    expect(stored).toEqual([])
+  })
+
+  it('refuses a body over 1 MiB with 413 (declared or streamed), stores nothing; a large real update passes', async () => {
+    const u = tg.user({ language_code: 'en' })
+    const big = { ...tg.command(u, '/start'), update_id: 555201 }
+    ;(big.message as { text: string }).text = `/start ${'x'.repeat(1024 * 1024)}`
+    const declared = await tg.postUpdate(url(), big, { secret: 'test-secret_1' })
+    expect(declared.status).toBe(413)
+    // Streamed without a length (chunked): cut off past the limit too.
+    const chunk = Buffer.alloc(64 * 1024, 0x20)
+    const streamed = await undiciRequest(url(), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-telegram-bot-api-secret-token': 'test-secret_1' },
+      body: Readable.from(
+        (function* () {
+          yield Buffer.from('{"update_id": 555202, "message": {"text": "')
+          for (let i = 0; i < 24; i++) yield chunk
+          yield Buffer.from('"}}')
+        })(),
+      ),
+    }).then(
+      async (r) => {
+        await r.body.text()
+        return r.statusCode
+      },
+      () => 0,
+    )
+    // 413, or the connection closed while we still wrote (it is not read on): never a 200 or a 500.
+    expect([413, 0]).toContain(streamed)
+    // A long but real update (a 4096-character text with entities) is well within the limit.
+    const ok = { ...tg.command(u, '/start'), update_id: 555203 }
+    ;(ok.message as { text: string }).text = `/start ${'я'.repeat(4000)}`
+    expect((await tg.postUpdate(url(), ok, { secret: 'test-secret_1' })).status).toBe(200)
+    const stored = await t.db.db
+      .selectFrom('inbox_update')
+      .select('update_id')
+      .where('update_id', 'in', [555201, 555202, 555203])
+      .execute()
+    expect(stored.map((r) => r.update_id)).toEqual([555203])
   })
 })

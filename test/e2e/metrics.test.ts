@@ -58,8 +58,13 @@ describe('/metrics with METRICS_TOKEN', () => {
     return r.text()
   }
 
-  it('refuses a missing or wrong token (401), even from localhost', async () => {
+  it('refuses a missing or wrong token (401), even from localhost; the token works through a proxy', async () => {
     expect((await fetch(url)).status).toBe(401)
+    expect((await fetch(url, { headers: { 'x-forwarded-for': '203.0.113.9' } })).status).toBe(401)
+    const proxied = await fetch(url, {
+      headers: { 'x-forwarded-for': '203.0.113.9', authorization: `Bearer ${TOKEN}` },
+    })
+    expect(proxied.status).toBe(200)
     expect((await fetch(url, { headers: { authorization: 'Bearer nope' } })).status).toBe(401)
     expect((await fetch(url, { headers: { authorization: TOKEN } })).status).toBe(401)
   })
@@ -83,6 +88,12 @@ describe('/metrics with METRICS_TOKEN', () => {
     expect(delta('desk_payment_stars_total', { kind: 'activated' })).toBe(100)
     expect(delta('desk_deliveries_total', { result: 'sent' })).toBeGreaterThanOrEqual(1)
     expect(delta('ledger_reserves_total', { outcome: 'reserved' })).toBeGreaterThanOrEqual(1)
+    // The day's first purchase opens its capacity account on the way: nobody was refused, nothing is counted so.
+    expect(delta('ledger_refusals_total', { reason: 'no_account' })).toBe(0)
+    expect(delta('ledger_reserves_total', { outcome: 'refused' })).toBe(0)
+    expect(after).not.toMatch(/^desk_deliveries_total\{[^}]*direction=/m)
+    expect(after).toMatch(/^# HELP desk_deliveries_total .*by result/m)
+    expect(after).not.toMatch(/^# HELP desk_deliveries_total .*direction/m)
     // Read from the database at scrape time.
     expect(after).toMatch(/^outbox_jobs_due\{queue="[a-z.-]+"\} \d+$/m)
     expect(after).toMatch(/^outbox_dead_letters 0$/m)
@@ -90,7 +101,14 @@ describe('/metrics with METRICS_TOKEN', () => {
     expect(after).toMatch(/^outbox_jobs_due\{queue="ops.retention"\} \d+$/m)
     expect(after).toMatch(/^outbox_oldest_due_job_age_seconds\{queue="tg.notify"\} [\d.e+-]+$/m)
     expect(after).not.toMatch(/queue="__pgboss/)
-    expect(sample(after, 'db_pool_connections', { state: 'total', server: 'external' })).toBeGreaterThan(0)
+    expect(
+      sample(after, 'db_pool_connections', { state: 'total', pool: 'app', server: 'external' }),
+    ).toBeGreaterThan(0)
+    // pg-boss's own pool (its fetches and completions) is there too.
+    expect(
+      sample(after, 'db_pool_connections', { state: 'total', pool: 'jobs', server: 'external' }),
+    ).toBeGreaterThan(0)
+    expect(after).toMatch(/^desk_database_up 1$/m)
     expect(after).toMatch(/^process_resident_memory_bytes/m)
   })
 
@@ -175,10 +193,22 @@ describe('/metrics without a token', () => {
   })
   afterAll(() => w?.stop())
 
-  it('answers the loopback address, refuses any other (403)', async () => {
+  it('answers the loopback address, refuses any other (403) and any forwarded request (a proxy on this host)', async () => {
     const r = await fetch(`http://127.0.0.1:${w.t.app.httpPort}/metrics`)
     expect(r.status).toBe(200)
     expect(await r.text()).toContain('desk_updates_total')
+    // A reverse proxy on the same host connects from 127.0.0.1 and says whom for: that is not local.
+    const forwarded: Record<string, string>[] = [
+      { 'x-forwarded-for': '203.0.113.9' },
+      { forwarded: 'for=203.0.113.9;proto=https' },
+      { 'x-real-ip': '203.0.113.9' },
+      { 'x-forwarded-for': '127.0.0.1' },
+    ]
+    for (const headers of forwarded) {
+      const f = await fetch(`http://127.0.0.1:${w.t.app.httpPort}/metrics`, { headers })
+      expect(f.status, JSON.stringify(headers)).toBe(403)
+      expect(await f.text()).not.toContain('desk_payment_stars_total')
+    }
     // A request from another host, as the handler sees it.
     const route = metricsRoute(w.deps, undefined)
     let status = 0

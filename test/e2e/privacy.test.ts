@@ -1,12 +1,15 @@
 import { sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { exportQueue } from '../../src/privacy/privacy.jobs'
 import type { RecordedFile } from '../support/bot-api'
 import {
   clientSends,
   consultationWithTopic,
   type DeskWorld,
   eventually,
+  inboxDrained,
   itemIn,
+  newClient,
   STAFF_CHAT_ID,
   staffSends,
   startDeskWorld,
@@ -192,13 +195,44 @@ describe('data rights: /mydata and /forget', () => {
     })
     expect(notes).toHaveLength(1)
 
-    // /mydata after: the accounting rows, no name, no message contents.
+    // /mydata after (the per-client interval passed): the accounting rows, no name, no message contents.
+    await sql`update data_export_request set requested_at = now() - interval '1 hour' where user_id = ${client.id}`.execute(
+      w.deps.db,
+    )
     const after = await myData(w, client.id)
     expect(after.data.client.first_name).toBe('—')
     expect(after.data.payments).toHaveLength(1)
     expect(JSON.stringify(after.data)).not.toContain('hunter2')
     expect(JSON.stringify(after.data)).not.toContain('Zinaida')
   })
+
+  it('25 /mydata at once queue one export; the others are told when they can ask again (en 25, ru 10)', async () => {
+    // Each refusal is a reply in the client's chat (one a second there): a smaller second round.
+    for (const [lang, n] of [
+      ['en', 25],
+      ['ru', 10],
+    ] as const) {
+      const client = await newClient(w, { language_code: lang })
+      const since = w.tg.mark()
+      await Promise.all(
+        Array.from({ length: n }, () => w.tg.push(TEST_BOT_ID, w.tg.privateText(client, '/mydata'))),
+      )
+      await w.tg.waitFor('sendDocument', { chat_id: client.id }, { since })
+      const told = /ask for a new one in 10 minutes\.|Новый можно запросить через 10 минут\./
+      await eventually(
+        async () =>
+          w.tg.sentTo(client.id).filter((m) => told.test(m.text ?? '')).length === n - 1 || undefined,
+        `${n - 1} refusals`,
+        90_000,
+      )
+      await inboxDrained(w.deps.db)
+      const jobs = await sql<{ n: number }>`select count(*)::int as n from pgboss.job
+        where name = ${exportQueue.name} and data->>'userId' = ${String(client.id)}`.execute(w.deps.db)
+      expect(jobs.rows[0]!.n).toBe(1)
+      expect(w.tg.callsTo('sendDocument', { chat_id: client.id })).toHaveLength(1)
+      expect(w.tg.sentTo(client.id).filter((m) => told.test(m.text ?? ''))).toHaveLength(n - 1)
+    }
+  }, 240_000)
 
   it('two confirmations at once (a double tap): erased once, one note per topic; run 4 times', async () => {
     for (let run = 0; run < 4; run++) {

@@ -6,6 +6,9 @@ import net from 'node:net'
  *
  * - `cut()`: an outage - open connections are destroyed (the app sees "Connection terminated" / resets) and new
  *   ones are refused (accepted and closed at once, as a server that is down answers); `restore()` ends it.
+ * - `freeze()`: a server that stops answering without closing anything (a SIGSTOPped postmaster, a hung host):
+ *   open connections stay open but nothing is passed either way, and new connections are accepted and then held;
+ *   `thaw()` passes what was held, in order, and carries on.
  * - Several targets: new connections go round robin to the targets that accept them (a connection refused by one
  *   tries the next), which makes it a small load balancer in front of several webhook processes.
  */
@@ -13,6 +16,9 @@ export class TcpProxy {
   private readonly server: net.Server
   private readonly open = new Set<net.Socket>()
   private down = false
+  private frozen = false
+  private held: (() => void)[] = []
+  private readonly lost = new Set<net.Socket>()
   private next = 0
   port = 0
   /** Connections passed to each target port so far (to check that a balancer spread the load). */
@@ -55,6 +61,27 @@ export class TcpProxy {
     this.down = false
   }
 
+  freeze(): void {
+    this.frozen = true
+  }
+
+  /**
+   * The frozen connections never answer again and are never closed (a network that lost them without a word), while
+   * new connections pass as usual: what the app must give up on by itself.
+   */
+  loseFrozen(): void {
+    for (const s of this.open) this.lost.add(s)
+    this.held = []
+    this.frozen = false
+  }
+
+  thaw(): void {
+    const held = this.held
+    this.held = []
+    for (const f of held) f()
+    this.frozen = false
+  }
+
   async close(): Promise<void> {
     this.cut()
     await new Promise<void>((resolve) => this.server.close(() => resolve()))
@@ -69,7 +96,17 @@ export class TcpProxy {
     this.open.add(client)
     client.on('close', () => this.open.delete(client))
     client.pause()
-    this.connect(client, 0)
+    if (this.frozen) this.held.push(() => this.connect(client, 0))
+    else this.connect(client, 0)
+  }
+
+  /** Passes `from`'s bytes to `to`, holding them while frozen. */
+  private forward(from: net.Socket, to: net.Socket): void {
+    from.on('data', (d) => {
+      if (this.lost.has(from) || this.lost.has(to)) return
+      if (this.frozen) this.held.push(() => to.write(d))
+      else to.write(d)
+    })
   }
 
   private connect(client: net.Socket, tried: number): void {
@@ -95,8 +132,8 @@ export class TcpProxy {
         client.destroy()
       })
       client.on('close', () => upstream.destroy())
-      client.pipe(upstream)
-      upstream.pipe(client)
+      this.forward(client, upstream)
+      this.forward(upstream, client)
       client.resume()
     })
     upstream.on('error', () => {

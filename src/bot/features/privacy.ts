@@ -17,7 +17,12 @@ priv.command('mydata', async (ctx) => {
     lang: ctx.lang,
     updateId: ctx.update.update_id,
   })
-  if (r === 'queued') await ctx.reply(ctx.t('privacy-mydata-queued'))
+  if (r.status === 'queued') await ctx.reply(ctx.t('privacy-mydata-queued'))
+  // One export per client every few minutes (src/privacy/export.ts): say when they can ask again.
+  if (r.status === 'too-soon') {
+    const minutes = Math.max(1, Math.ceil((r.nextAt.getTime() - Date.now()) / 60_000))
+    await ctx.reply(ctx.t('privacy-mydata-too-soon', { minutes }))
+  }
 })
 
 priv.command('forget', (ctx) =>

@@ -1,4 +1,10 @@
 privacy-mydata-queued = Preparing a file with everything this desk holds about you; it will arrive here shortly.
+privacy-mydata-too-soon =
+    Your file was prepared a moment ago and is on its way here (or already above).
+    You can ask for a new one in { $minutes ->
+        [one] a minute
+       *[other] {$minutes} minutes
+    }.
 privacy-mydata-caption = Everything this desk holds about you (JSON): your profile, orders, payments, consultations, questions, messages, disputes and transcripts.
 privacy-forget-confirm =
     Erase your personal data at this desk?
