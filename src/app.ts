@@ -22,6 +22,7 @@ import type { Logger } from './log'
 import { Readiness } from './readiness'
 import { createHttpServer, listen } from './server/http'
 import { metricsRoute } from './server/metrics'
+import { setUpAtStart, watchSelling } from './setup/startup'
 import { createApi } from './telegram/api'
 import { TelegramBudget } from './telegram/budget'
 import { QUEUES, startWorkers } from './workers'
@@ -128,6 +129,8 @@ export async function startApp(config: LoadedConfig, opts: AppOptions): Promise<
         await bot.init()
         await setCommands(bot, deps, desk)
         await setStaffMenuButtons(bot.api, deps, desk)
+        // The owner link of a desk nobody runs yet, and one look at the staff groups in the settings (src/setup).
+        await setUpAtStart(deps, bot.api, deps.desk(desk.botId), bot.botInfo.username)
         bots.set(desk.botId, bot)
       }
       intake = createIntake(deps, url, bots, readiness)
@@ -138,6 +141,9 @@ export async function startApp(config: LoadedConfig, opts: AppOptions): Promise<
             { secret_token: config.secrets.webhookSecret!, allowed_updates: [...ALLOWED_UPDATES] },
           )
     }
+    // /health notes a desk that sells nothing now, and why (src/setup/gate.ts), in every process.
+    const stopSelling = watchSelling(deps, () => config.desks, readiness)
+    cleanups.push(async () => stopSelling())
     const server: Server = createHttpServer(
       deps,
       intake?.webhooks ?? new Map(),

@@ -5,6 +5,7 @@ import {
   slaRemindQueue,
   windowCloseQueue,
 } from './consultations/consultations.jobs'
+import { GROUPS_CHECK_CRON, groupsCheckQueue, runGroupsCheck } from './setup/setup.jobs'
 import { runScheduledStart } from './consultations/start.service'
 import type { Deps } from './deps'
 import {
@@ -91,6 +92,7 @@ export const QUEUES: readonly QueueDef<any>[] = [
   // subscriptions (issue 12)
   editSubscriptionQueue,
   subscriptionLapseQueue,
+  groupsCheckQueue,
 ]
 
 /** Starts the workers of every queue and the schedules of the sweepers (the `worker` role, or `all`). */
@@ -142,6 +144,10 @@ export async function startWorkers(deps: Deps): Promise<void> {
   await jobs.work(transcriptQueue, (d) => runTranscript(deps, d))
   await jobs.work(lifecycleSweepQueue, () => sweepLifecycle(deps))
   await jobs.boss.schedule(lifecycleSweepQueue.name, LIFECYCLE_SWEEP_CRON, {}, { tz: 'UTC' })
+
+  // Set-up: a look at every desk's staff groups every few minutes (Topics turned off sends no update).
+  await jobs.work(groupsCheckQueue, () => runGroupsCheck(deps))
+  await jobs.boss.schedule(groupsCheckQueue.name, GROUPS_CHECK_CRON, {}, { tz: 'UTC' })
 
   // Data rights.
   await jobs.work(exportQueue, (d) => runExport(deps, d))

@@ -12,6 +12,7 @@ import type { LifecycleTables } from '../lifecycle/lifecycle.tables'
 import type { OrderTables } from '../orders/orders.tables'
 import type { WaitlistTables } from '../orders/waitlist.tables'
 import type { RoutingTables } from '../routing/routing.tables'
+import type { SetupTables } from '../setup/setup.tables'
 import type { SubscriptionTables } from '../subscriptions/subscriptions.tables'
 import type { OutboundTables } from '../telegram/outbound.tables'
 
@@ -35,7 +36,8 @@ export interface Database
     IntakeTables,
     InstanceTables,
     ExpertTables,
-    SubscriptionTables {}
+    SubscriptionTables,
+    SetupTables {}
 
 export interface CoreTables {
   /** Telegram update ids already handled, written in the same transaction as the update's effects. */

@@ -61,6 +61,7 @@ export function createHttpServer(
             database: db,
             jobs,
             ...(Object.keys(down).length ? { down } : {}),
+            ...(readiness && Object.keys(readiness.notes()).length ? { notes: readiness.notes() } : {}),
             ...(o
               ? {
                   outbox: {

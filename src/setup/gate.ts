@@ -1,0 +1,45 @@
+import type { DeskRuntime } from '../config/load'
+import type { Db } from '../db/database'
+import { brokenGroups } from './groups'
+import { deskAdmins } from './staff-doc'
+
+/**
+ * Whether the desk sells new consultations now (issue 24): it needs someone who runs it (an owner, or admins from
+ * the settings), a staff group, and none of its groups broken by the bot's last look (removed, a right taken away,
+ * topics off). Consultations already paid go on regardless. The reasons are words for /health and the log.
+ */
+export type ClosedReason =
+  | { kind: 'no-owner' }
+  | { kind: 'no-group' }
+  | { kind: 'group'; chatId: number; title: string; problems: string[] }
+
+export async function sellingClosed(db: Db, desk: DeskRuntime): Promise<ClosedReason[]> {
+  const out: ClosedReason[] = []
+  if (deskAdmins(desk).length === 0) out.push({ kind: 'no-owner' })
+  if (desk.staffChatId === undefined || desk.staffChatId === null) out.push({ kind: 'no-group' })
+  for (const g of await brokenGroups(db, desk)) out.push({ kind: 'group', ...g })
+  return out
+}
+
+/** One line for /health: "no owner yet; staff group «Staff»: gone". */
+export function closedSummary(reasons: ClosedReason[]): string {
+  return reasons
+    .map((r) =>
+      r.kind === 'no-owner'
+        ? 'no owner yet (open the claim link printed at start)'
+        : r.kind === 'no-group'
+          ? 'no staff group yet (add the bot to a forum supergroup)'
+          : `staff group «${r.title}»: ${r.problems.map((p) => PROBLEM_WORDS[p] ?? p).join(', ')}`,
+    )
+    .join('; ')
+}
+
+const PROBLEM_WORDS: Record<string, string> = {
+  gone: 'the bot is not in the group',
+  'not-supergroup': 'not a supergroup',
+  'not-forum': 'Topics are off',
+  'not-admin': 'the bot is not an admin',
+  'manage-topics': 'no Manage topics right',
+  'pin-messages': 'no Pin messages right',
+  'delete-messages': 'no Delete messages right',
+}
