@@ -15,6 +15,7 @@ const FLOORS = [
   floor('ground', 'config', ['^src/config/']),
   floor('ground', 'db', ['^src/db/', TABLES]),
   floor('ground', 'clients+audit', ['^src/clients/', '^src/audit/']),
+  floor('ground', 'settings', ['^src/settings/']),
   floor('ground', 'jobs', ['^src/jobs/']),
   floor('ground', 'ledger', ['^src/ledger/']),
   floor('ground', 'llm', ['^src/llm/']),

@@ -22,6 +22,7 @@ import type { Logger } from './log'
 import { Readiness } from './readiness'
 import { createHttpServer, listen } from './server/http'
 import { metricsRoute } from './server/metrics'
+import { DeskSettingsCache } from './settings/cache'
 import { setUpAtStart, watchSelling } from './setup/startup'
 import { createApi } from './telegram/api'
 import { TelegramBudget } from './telegram/budget'
@@ -87,6 +88,10 @@ export async function startApp(config: LoadedConfig, opts: AppOptions): Promise<
     const readiness = new Readiness()
     const stopWatch = watchDatabase(handle.db, readiness, log)
     cleanups.push(async () => stopWatch())
+    // The desks' settings live in PostgreSQL (src/settings): seeded from the config at the first start, read from
+    // the rows afterwards, and kept current in place while the process runs.
+    const settings = await DeskSettingsCache.start(handle.db, url, config.desks, log)
+    cleanups.push(() => settings.stop())
 
     const jobs = Jobs.create(url, QUEUES, log, { schedule: role !== 'bot' })
     await jobs.start()
@@ -133,6 +138,19 @@ export async function startApp(config: LoadedConfig, opts: AppOptions): Promise<
         await setUpAtStart(deps, bot.api, deps.desk(desk.botId), bot.botInfo.username)
         bots.set(desk.botId, bot)
       }
+      // What Telegram keeps of a desk's settings is set again when they change (in every bot process: idempotent).
+      settings.onChange(async (desk, before) => {
+        const bot = bots.get(desk.botId)
+        if (!bot) return
+        if (before.plans.length > 0 !== desk.plans.length > 0) await setCommands(bot, deps, desk)
+        const staff = (d: Pick<typeof desk, 'staff'>) => new Set([...d.staff.admins, ...d.staff.experts])
+        const now = staff(desk)
+        const gone = [...staff(before)].filter((id) => !now.has(id))
+        if (config.dashboard.menuButton)
+          for (const id of gone)
+            await bot.api.setChatMenuButton({ chat_id: id, menu_button: { type: 'default' } })
+        if ([...now].some((id) => !staff(before).has(id))) await setStaffMenuButtons(bot.api, deps, desk)
+      })
       intake = createIntake(deps, url, bots, readiness)
       if (config.mode === 'webhook')
         for (const [botId, bot] of bots)

@@ -26,6 +26,8 @@ export interface DeskRuntime extends DeskConfig {
   token: string
   /** The bot's Telegram id: the number before the colon in its token. Every desk-owned row carries it. */
   botId: number
+  /** The version of the desk's settings row this object shows (src/settings/cache.ts); unset before the first read. */
+  settingsVersion?: number
 }
 
 export interface LoadedConfig extends Omit<AppConfig, 'desks'> {
@@ -39,7 +41,8 @@ export function loadDotEnv(file = '.env'): void {
   if (existsSync(file)) process.loadEnvFile(file)
 }
 
-function formatPath(p: PropertyKey[]): string {
+/** A zod issue path as `desks[0].tariffs[1].priceStars`. */
+export function formatPath(p: PropertyKey[]): string {
   return (
     p
       .map((k) => (typeof k === 'number' ? `[${k}]` : `.${String(k)}`))

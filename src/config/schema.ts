@@ -84,7 +84,8 @@ const tariff = z.strictObject({
 })
 export type TariffConfig = z.infer<typeof tariff>
 
-const desk = z
+/** One desk: one `desks[]` entry of the YAML, and the document src/settings keeps per desk in PostgreSQL. */
+export const deskSchema = z
   .strictObject({
     /** Short name used in the webhook path and logs. */
     slug: z.string().regex(/^[a-z0-9-]{1,32}$/, 'expected a slug of a-z, 0-9 and "-"'),
@@ -95,6 +96,8 @@ const desk = z
     /** The staff supergroup with topics enabled; the bot is an admin there with can_manage_topics. */
     staffChatId: z.number().int(),
     staff: z.strictObject({
+      /** The desk's owner: an admin who also manages staff (claimed with the one-time owner link; one of admins). */
+      owner: z.number().int().positive().optional(),
       admins: z.array(z.number().int().positive()).min(1),
       experts: z.array(z.number().int().positive()).default([]),
       /**
@@ -125,6 +128,11 @@ const desk = z
         }),
       )
       .optional(),
+    /**
+     * The desk's anti-flood (src/routing/antiflood.ts): at most `perMinute` of a client's messages go into the topic
+     * one by one in any minute; the rest go as one digest. Unset: the deployment's `antiFlood`. 0 = off.
+     */
+    antiFlood: z.strictObject({ perMinute: z.number().int().min(0).max(1000) }).optional(),
     /** Messages from staff in a topic that start with this prefix stay in the topic. */
     internalNotePrefix: z.string().min(1).default('//'),
     /** Minutes a pre-checkout capacity hold lasts before the slot is freed. */
@@ -159,6 +167,8 @@ const desk = z
   })
   .superRefine((d, ctx) => {
     const staff = new Set([...d.staff.admins, ...d.staff.experts])
+    if (d.staff.owner !== undefined && !d.staff.admins.includes(d.staff.owner))
+      ctx.addIssue({ code: 'custom', path: ['staff', 'owner'], message: 'not one of staff.admins' })
     d.tariffs.forEach((t, i) => {
       if (t.expert !== undefined && !staff.has(t.expert))
         ctx.addIssue({
@@ -253,7 +263,7 @@ const desk = z
       codes.add(t.code)
     })
   })
-export type DeskConfig = z.infer<typeof desk>
+export type DeskConfig = z.infer<typeof deskSchema>
 
 /** An allowed model and its prices per 1M tokens, in the minor unit of `llm.currency` (e.g. cents). */
 const llmModel = z.strictObject({
@@ -396,6 +406,6 @@ export const configSchema = z.strictObject({
    * in any minute (scaled by telegramLimits.windowScale); the rest wait and go as one digest message. 0 = off.
    */
   antiFlood: z.strictObject({ perMinute: z.number().int().min(0).max(1000).default(0) }).prefault({}),
-  desks: z.array(desk).min(1),
+  desks: z.array(deskSchema).min(1),
 })
 export type AppConfig = z.infer<typeof configSchema>

@@ -12,6 +12,7 @@ import type { LifecycleTables } from '../lifecycle/lifecycle.tables'
 import type { OrderTables } from '../orders/orders.tables'
 import type { WaitlistTables } from '../orders/waitlist.tables'
 import type { RoutingTables } from '../routing/routing.tables'
+import type { SettingsTables } from '../settings/settings.tables'
 import type { SetupTables } from '../setup/setup.tables'
 import type { SubscriptionTables } from '../subscriptions/subscriptions.tables'
 import type { OutboundTables } from '../telegram/outbound.tables'
@@ -37,6 +38,7 @@ export interface Database
     InstanceTables,
     ExpertTables,
     SubscriptionTables,
+    SettingsTables,
     SetupTables {}
 
 export interface CoreTables {

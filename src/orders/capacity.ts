@@ -54,20 +54,21 @@ export function deskDay(desk: DeskRuntime, at: Date): { start: number; end: numb
 /**
  * Daily places count working days only (issue 14): a day without working hours (a weekend, a holiday) has no
  * places of its own; a start on it takes a place of the next working day, the day its answers begin. A working day
- * is its own. Remembered per desk for the last day asked (every pre-checkout of a day asks for the same one).
+ * is its own. Remembered per desk schedule for the last day asked (every pre-checkout of a day asks for the same
+ * one); a settings change replaces the desk's schedule object, so the new hours are read at once.
  */
 const lastWorkingDay = new WeakMap<
-  DeskRuntime,
+  DeskRuntime['schedule'],
   { from: number; to: number; day: ReturnType<typeof localDay> }
 >()
 function workingDay(desk: DeskRuntime, at: Date): { start: number; end: number; iso: string } {
   const zone = desk.schedule.timezone
   const t = at.getTime()
-  const hit = lastWorkingDay.get(desk)
+  const hit = lastWorkingDay.get(desk.schedule)
   if (hit && hit.from <= t && t < hit.to) return hit.day
   const own = localDay(zone, at)
   const day = localDay(zone, nextOpening(deskSchedule(desk), new Date(own.start)))
-  lastWorkingDay.set(desk, { from: own.start, to: own.end, day })
+  lastWorkingDay.set(desk.schedule, { from: own.start, to: own.end, day })
   return day
 }
 

@@ -6,7 +6,7 @@ import { preview } from './content'
 import type { Item } from './messages.repository'
 
 /**
- * Anti-flood per client (config antiFlood.perMinute, 0 = off): a client's messages go into the topic one by one up to
+ * Anti-flood per client (the desk's antiFlood.perMinute, else the deployment's; 0 = off): a client's messages go into the topic one by one up to
  * the rate in any minute (scaled like Telegram's windows: telegramLimits.windowScale). Past it they are kept pending
  * (admitted as usual: the ledger saw them once, at admission, and sees nothing here) and, when the window has room
  * for one more send, everything pending goes together as a digest: one message ("5 more messages from the client:"
@@ -38,7 +38,7 @@ export async function floodDecision(
   head: Item,
   pending: () => Promise<Item[]>,
 ): Promise<FloodDecision> {
-  const rate = deps.config.antiFlood.perMinute
+  const rate = (deps.desk(v.bot_id).antiFlood ?? deps.config.antiFlood).perMinute
   if (rate <= 0 || head.direction !== 'in' || head.kind !== 'copy' || head.chat_id === null)
     return { kind: 'send' }
   const window = 60 * deps.config.telegramLimits.windowScale

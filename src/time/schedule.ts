@@ -5,14 +5,18 @@ export interface DeskSchedule {
   readonly schedule: ScheduleInput
 }
 
-const compiled = new WeakMap<DeskSchedule, BusinessSchedule>()
+const compiled = new WeakMap<ScheduleInput, BusinessSchedule>()
 
-/** The desk's compiled business schedule (compiled once per desk object; config is validated at load). */
+/**
+ * The desk's compiled business schedule, compiled once per schedule object (config is validated at load). Keyed by
+ * `desk.schedule`, not the desk: a settings change (src/settings/cache.ts) replaces the desk's schedule object in
+ * place, and the next call compiles the new one.
+ */
 export function deskSchedule(desk: DeskSchedule): BusinessSchedule {
-  let s = compiled.get(desk)
+  let s = compiled.get(desk.schedule)
   if (!s) {
     s = compileSchedule(desk.schedule)
-    compiled.set(desk, s)
+    compiled.set(desk.schedule, s)
   }
   return s
 }
