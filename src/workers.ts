@@ -5,7 +5,6 @@ import {
   slaRemindQueue,
   windowCloseQueue,
 } from './consultations/consultations.jobs'
-import { GROUPS_CHECK_CRON, groupsCheckQueue, runGroupsCheck } from './setup/setup.jobs'
 import { runScheduledStart } from './consultations/start.service'
 import type { Deps } from './deps'
 import {
@@ -44,6 +43,7 @@ import { exportQueue, forgetTopicQueue } from './privacy/privacy.jobs'
 import { runLane } from './routing/delivery'
 import { DESK_SWEEP_CRON, deskInQueue, deskOutQueue, deskSweepQueue } from './routing/routing.jobs'
 import { openTopic, sweepLanes } from './routing/routing.workers'
+import { GROUPS_CHECK_CRON, groupsCheckQueue, runGroupsCheck } from './setup/setup.jobs'
 import { runEditSubscription, runLapse } from './subscriptions/lifecycle'
 import { editSubscriptionQueue, subscriptionLapseQueue } from './subscriptions/subscriptions.jobs'
 import { handleNotify, notifyGroupQueue, notifyQueue } from './telegram/notify'

@@ -4,19 +4,23 @@ import { brokenGroups } from './groups'
 import { deskAdmins } from './staff-doc'
 
 /**
- * Whether the desk sells new consultations now (issue 24): it needs someone who runs it (an owner, or admins from
- * the settings), a staff group, and none of its groups broken by the bot's last look (removed, a right taken away,
- * topics off). Consultations already paid go on regardless. The reasons are words for /health and the log.
+ * Whether the desk sells new consultations now (issue 24): what src/settings/setup.ts says a desk needs (someone
+ * who runs it - an owner, or admins from the settings -, a staff group, something to sell), and none of its groups
+ * broken by the bot's last look (removed, a right taken away, Topics off). Consultations already paid go on
+ * regardless. The reasons are words for /health and the log.
  */
 export type ClosedReason =
   | { kind: 'no-owner' }
   | { kind: 'no-group' }
+  | { kind: 'no-tariff' }
   | { kind: 'group'; chatId: number; title: string; problems: string[] }
 
 export async function sellingClosed(db: Db, desk: DeskRuntime): Promise<ClosedReason[]> {
+  // The gaps of src/settings/setup.ts (setupGaps), where a desk from YAML with admins but no owner is run by them.
   const out: ClosedReason[] = []
   if (deskAdmins(desk).length === 0) out.push({ kind: 'no-owner' })
   if (desk.staffChatId === undefined || desk.staffChatId === null) out.push({ kind: 'no-group' })
+  if (desk.tariffs.length === 0 && desk.plans.length === 0) out.push({ kind: 'no-tariff' })
   for (const g of await brokenGroups(db, desk)) out.push({ kind: 'group', ...g })
   return out
 }
@@ -29,7 +33,9 @@ export function closedSummary(reasons: ClosedReason[]): string {
         ? 'no owner yet (open the claim link printed at start)'
         : r.kind === 'no-group'
           ? 'no staff group yet (add the bot to a forum supergroup)'
-          : `staff group «${r.title}»: ${r.problems.map((p) => PROBLEM_WORDS[p] ?? p).join(', ')}`,
+          : r.kind === 'no-tariff'
+            ? 'nothing to sell yet (no tariff, no plan)'
+            : `staff group «${r.title}»: ${r.problems.map((p) => PROBLEM_WORDS[p] ?? p).join(', ')}`,
     )
     .join('; ')
 }

@@ -55,7 +55,12 @@ export function memberProblems(m: ChatMember): GroupProblem[] {
 }
 
 /** Asks Telegram what the group is and what the bot may do there. Network errors other than "gone" are thrown. */
-export async function inspectGroup(api: Api, botId: number, chatId: number, title?: string): Promise<GroupFacts> {
+export async function inspectGroup(
+  api: Api,
+  botId: number,
+  chatId: number,
+  title?: string,
+): Promise<GroupFacts> {
   let name = title ?? String(chatId)
   try {
     const chat = await api.getChat(chatId)
@@ -173,7 +178,9 @@ async function tellAboutGroup(
         lang: await lang(to),
         key: ok ? 'setup-group-fixed' : facts.present ? 'setup-group-broken' : 'setup-group-removed',
         params,
-        more: ok ? [] : [...problemLines(facts.present ? facts.problems : []), { key: 'setup-group-not-selling' }],
+        more: ok
+          ? []
+          : [...problemLines(facts.present ? facts.problems : []), { key: 'setup-group-not-selling' }],
         dedupeKey: dedupe(to),
       })
     }
@@ -194,7 +201,12 @@ async function tellAboutGroup(
       params,
       replyMarkup: {
         inline_keyboard: [
-          [{ text: deps.i18n.t(language, 'setup-btn-use-group', params), callback_data: `sg:use:${facts.chatId}` }],
+          [
+            {
+              text: deps.i18n.t(language, 'setup-btn-use-group', params),
+              callback_data: `sg:use:${facts.chatId}`,
+            },
+          ],
         ],
       },
       dedupeKey: dedupe(to),

@@ -2,8 +2,8 @@ import { sql } from 'kysely'
 import type { DeskRuntime } from '../config/load'
 import type { Db } from '../db/database'
 import type { Deps } from '../deps'
-import { notify } from '../telegram/notify'
 import { changeDeskIn, committed, type DeskSettings } from '../settings/settings'
+import { notify } from '../telegram/notify'
 import { INVITE_PREFIX, newCode } from './codes'
 import { isDeskAdmin, isOwner, roleOf, setRole, telegramName } from './staff-doc'
 
@@ -77,7 +77,13 @@ export async function joinByInvite(
     const r = await deps.jobs.transaction(deps.db, async (trx, outbox): Promise<JoinOutcome> => {
       const inv = await trx
         .selectFrom('staff_invite')
-        .select(['role', 'uses_left', 'created_by', 'created_lang', sql<boolean>`expires_at <= now()`.as('expired')])
+        .select([
+          'role',
+          'uses_left',
+          'created_by',
+          'created_lang',
+          sql<boolean>`expires_at <= now()`.as('expired'),
+        ])
         .where('code', '=', code)
         .where('bot_id', '=', botId)
         .forUpdate()

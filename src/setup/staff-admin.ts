@@ -60,7 +60,11 @@ export async function changeStaff(
   } catch (e) {
     if (e instanceof Refused) return { ok: false, reason: e.reason }
     if (e instanceof SettingsInvalid)
-      return { ok: false, reason: 'invalid', detail: e.issues.map((i) => `${i.path}: ${i.message}`).join('; ') }
+      return {
+        ok: false,
+        reason: 'invalid',
+        detail: e.issues.map((i) => `${i.path}: ${i.message}`).join('; '),
+      }
     throw e
   }
 }

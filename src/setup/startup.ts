@@ -16,7 +16,12 @@ import { deskAdmins } from './staff-doc'
  *   been added: a broken one tells the owner and admins and stops selling, like a my_chat_member would.
  * A Telegram error here is logged and the start goes on (the next my_chat_member or start looks again).
  */
-export async function setUpAtStart(deps: Deps, api: Api, desk: DeskRuntime, botUsername: string): Promise<void> {
+export async function setUpAtStart(
+  deps: Deps,
+  api: Api,
+  desk: DeskRuntime,
+  botUsername: string,
+): Promise<void> {
   const log = deps.log.child({ desk: desk.slug })
   if (deskAdmins(desk).length === 0) {
     const claim = await ensureOwnerClaim(deps.db, desk.botId)
@@ -44,7 +49,8 @@ export async function checkDeskGroups(deps: Deps, api: Api, desk: DeskRuntime): 
     try {
       const facts = await inspectGroup(api, desk.botId, chatId)
       await recordGroupFacts(deps, desk, facts)
-      if (facts.problems.length) log.warn({ chat_id: chatId, problems: facts.problems }, 'staff group not usable')
+      if (facts.problems.length)
+        log.warn({ chat_id: chatId, problems: facts.problems }, 'staff group not usable')
     } catch (err) {
       log.warn({ chat_id: chatId, err: errorSummary(err) }, 'staff group check failed')
     }
@@ -61,7 +67,10 @@ export function watchSelling(deps: Deps, desks: () => DeskRuntime[], readiness: 
     for (const d of desks()) {
       try {
         const reasons = await sellingClosed(deps.db, deps.desk(d.botId))
-        readiness.note(`desk:${d.slug}`, reasons.length ? `not selling: ${closedSummary(reasons)}` : undefined)
+        readiness.note(
+          `desk:${d.slug}`,
+          reasons.length ? `not selling: ${closedSummary(reasons)}` : undefined,
+        )
       } catch {
         // the database watch reports the outage
       }

@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { User } from 'grammy/types'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { changeDesk } from '../../src/settings/settings'
 import { startBotApi } from '../support/bot-api'
 import {
@@ -35,8 +35,7 @@ describe('staff groups bound by adding the bot', () => {
   })
   afterAll(() => w?.stop())
 
-  const adminTexts = (since: number) =>
-    w.tg.sentTo(ADMIN_ID, { since }).map((m) => m.text ?? '')
+  const adminTexts = (since: number) => w.tg.sentTo(ADMIN_ID, { since }).map((m) => m.text ?? '')
   const push = async (u: Parameters<DeskWorld['tg']['push']>[1]) => {
     const r = await w.tg.push(TEST_BOT_ID, u)
     await inboxDrained(w.deps.db)
@@ -87,7 +86,10 @@ describe('staff groups bound by adding the bot', () => {
     mark = w.tg.mark()
     await push(w.tg.callback(admin, `sg:use:${g.id}`, ask))
     await w.tg.waitForSent(ADMIN_ID, /«Team B» is one more staff group now/, { since: mark })
-    await eventually(async () => desk().staffGroups?.some((x) => x.chatId === g.id), 'the desk to list Team B')
+    await eventually(
+      async () => desk().staffGroups?.some((x) => x.chatId === g.id),
+      'the desk to list Team B',
+    )
     expect(desk().staffGroups!.map((x) => x.chatId)).toEqual([STAFF_CHAT_ID, g.id])
     expect(desk().staffChatId).toBe(STAFF_CHAT_ID)
 
@@ -122,7 +124,8 @@ describe('staff groups bound by adding the bot', () => {
     await inboxDrained(w.deps.db)
     await w.deps.jobs.boss.getQueues() // a round trip, so the notify queue has had its turn
     await eventually(
-      async () => w.tg.texts(ADMIN_ID, { since: mark }).filter((t) => t?.includes('removed from')).length === 1,
+      async () =>
+        w.tg.texts(ADMIN_ID, { since: mark }).filter((t) => t?.includes('removed from')).length === 1,
       'one notice',
     )
 
@@ -133,7 +136,9 @@ describe('staff groups bound by adding the bot', () => {
     const health = await eventually(async () => {
       const r = await fetch(`http://127.0.0.1:${w.t.app.httpPort}/health`)
       const body = (await r.json()) as { notes?: Record<string, string> }
-      return body.notes?.[`desk:${w.t.desk.slug}`] ? { status: r.status, note: body.notes[`desk:${w.t.desk.slug}`] } : undefined
+      return body.notes?.[`desk:${w.t.desk.slug}`]
+        ? { status: r.status, note: body.notes[`desk:${w.t.desk.slug}`] }
+        : undefined
     }, '/health to note the desk')
     expect(health.status).toBe(200)
     expect(health.note).toContain('not selling')

@@ -9,7 +9,6 @@ import {
   EXPERT_ID,
   eventually,
   inboxDrained,
-  newClient,
   startDeskWorld,
   TEST_BOT_ID,
 } from '../support/fixtures'
@@ -97,7 +96,11 @@ describe('staff invites and the staff list', () => {
       const [ta, tb] = await Promise.all([opens(a, code), opens(b, code)])
       const joined = [ta, tb].filter((t) => /you are an expert now/.test(t))
       const refused = [ta, tb].filter((t) => /has been used up/.test(t))
-      expect({ round, joined: joined.length, refused: refused.length }).toEqual({ round, joined: 1, refused: 1 })
+      expect({ round, joined: joined.length, refused: refused.length }).toEqual({
+        round,
+        joined: 1,
+        refused: 1,
+      })
       await eventually(
         async () => [a.id, b.id].filter((id) => desk().staff.experts.includes(id)).length === 1,
         'one of them on the staff',

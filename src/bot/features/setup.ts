@@ -67,7 +67,8 @@ async function guide(ctx: BotContext): Promise<string> {
 }
 
 priv.command('setup', async (ctx) => {
-  if (!isDeskAdmin(ctx.deps.desk(ctx.desk.botId), ctx.from.id)) return void (await ctx.reply(ctx.t('setup-admins-only')))
+  if (!isDeskAdmin(ctx.deps.desk(ctx.desk.botId), ctx.from.id))
+    return void (await ctx.reply(ctx.t('setup-admins-only')))
   await ctx.reply(await guide(ctx))
 })
 
@@ -81,7 +82,8 @@ async function gate(ctx: BotContext, next: () => Promise<void>): Promise<void> {
     if (from && ctx.message?.text?.startsWith('/start') && isDeskAdmin(desk, from.id)) {
       const reasons = await sellingClosed(ctx.deps.db, desk)
       if (reasons.length) {
-        if (await recordStart(ctx.deps.db, desk.botId, ctx.update.update_id, from)) await ctx.reply(await guide(ctx))
+        if (await recordStart(ctx.deps.db, desk.botId, ctx.update.update_id, from))
+          await ctx.reply(await guide(ctx))
         return
       }
     }
@@ -109,7 +111,13 @@ setupFeature.on('my_chat_member', async (ctx) => {
   const status = u.new_chat_member.status
   if (status === 'left' || status === 'kicked') {
     if (!(await knownGroup(deps.db, desk, chatId))) return
-    await recordGroupFacts(deps, desk, { chatId, title, present: false, problems: ['gone'] }, undefined, u.from)
+    await recordGroupFacts(
+      deps,
+      desk,
+      { chatId, title, present: false, problems: ['gone'] },
+      undefined,
+      u.from,
+    )
     return
   }
   const byAdmin = isDeskAdmin(desk, u.from.id)
@@ -148,7 +156,10 @@ priv.command('invite', async (ctx) => {
   if (!role || rest.length) return void (await ctx.reply(ctx.t('setup-invite-usage')))
   const desk = ctx.deps.desk(ctx.desk.botId)
   const r = await createInvite(ctx.deps.db, desk, ctx.from.id, role, uses, ctx.lang)
-  if (!r.ok) return void (await ctx.reply(ctx.t(r.reason === 'not-admin' ? 'setup-admins-only' : `setup-invite-${r.reason}`)))
+  if (!r.ok)
+    return void (await ctx.reply(
+      ctx.t(r.reason === 'not-admin' ? 'setup-admins-only' : `setup-invite-${r.reason}`),
+    ))
   await ctx.reply(
     ctx.t('setup-invite-created', {
       role,
@@ -192,7 +203,9 @@ priv.callbackQuery(/^st:(admin|expert|rm):(\d{1,20})$/, async (ctx) => {
   const r = await changeStaff(ctx.deps.db, ctx.desk.botId, ctx.from.id, Number(ctx.match[2]), action)
   if (!r.ok) {
     const text =
-      r.reason === 'invalid' ? ctx.t('setup-staff-invalid', { detail: r.detail ?? '' }) : ctx.t(`setup-staff-${r.reason}`)
+      r.reason === 'invalid'
+        ? ctx.t('setup-staff-invalid', { detail: r.detail ?? '' })
+        : ctx.t(`setup-staff-${r.reason}`)
     return void (await ctx.answerCallbackQuery({ text, show_alert: true }))
   }
   await ctx.answerCallbackQuery({ text: ctx.t(`setup-staff-done-${r.action}`, { name: r.name }) })
