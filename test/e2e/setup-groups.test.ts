@@ -132,7 +132,7 @@ describe('staff groups bound by adding the bot', () => {
     // A new client cannot buy; /health shows the reason (and stays 200: the process itself works).
     mark = w.tg.mark()
     await push(w.tg.command(buyer, '/tariffs'))
-    await w.tg.waitForSent(buyer.id, /not open yet/, { since: mark })
+    await w.tg.waitForSent(buyer.id, /not taking new orders/, { since: mark })
     const health = await eventually(async () => {
       const r = await fetch(`http://127.0.0.1:${w.t.app.httpPort}/health`)
       const body = (await r.json()) as { notes?: Record<string, string> }
@@ -144,10 +144,12 @@ describe('staff groups bound by adding the bot', () => {
     expect(health.note).toContain('not selling')
     expect(health.note).toContain('staff group «Staff»: the bot is not in the group')
 
-    // The running consultation goes on: the client's question is taken (not refused as "not open").
+    // The running consultation goes on: the client's question is taken (not refused as "not taking new orders").
     mark = w.tg.mark()
     await push(w.tg.privateMessage(client, { text: 'Is my consultation still on?' }))
-    expect(w.tg.texts(client.id, { since: mark }).some((t) => t?.includes('not open'))).toBe(false)
+    expect(w.tg.texts(client.id, { since: mark }).some((t) => t?.includes('not taking new orders'))).toBe(
+      false,
+    )
 
     // Back, with one right missing: told what is missing.
     mark = w.tg.mark()
@@ -166,7 +168,9 @@ describe('staff groups bound by adding the bot', () => {
     mark = w.tg.mark()
     await push(w.tg.command(buyer, '/tariffs'))
     await w.tg.waitFor('sendMessage', { chat_id: buyer.id }, { since: mark })
-    expect(w.tg.texts(buyer.id, { since: mark }).some((t) => t?.includes('not open'))).toBe(false)
+    expect(w.tg.texts(buyer.id, { since: mark }).some((t) => t?.includes('not taking new orders'))).toBe(
+      false,
+    )
     await eventually(async () => {
       const body = (await (await fetch(`http://127.0.0.1:${w.t.app.httpPort}/health`)).json()) as {
         notes?: Record<string, string>
@@ -195,6 +199,6 @@ describe('staff groups bound by adding the bot', () => {
     expect(told.text).toContain('Включите «Темы»')
     const buyer = await newClient(w, { first_name: 'Dora' })
     await push(w.tg.command(buyer, '/tariffs'))
-    await w.tg.waitForSent(buyer.id, /not open yet/)
+    await w.tg.waitForSent(buyer.id, /not taking new orders/)
   })
 })

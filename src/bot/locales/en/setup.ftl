@@ -1,7 +1,7 @@
 # Setting the desk up from Telegram (src/setup, src/bot/features/setup.ts): the owner link, staff groups, invites,
 # the staff list. Staff texts, in the reader's language.
 
-setup-not-open = This desk is not open yet: the expert is still setting it up. Please come back a little later.
+setup-not-open = This desk is not taking new orders right now. Please come back a little later.
 precheckout-not-open = This desk is not open right now, so nothing was charged. Please try again later.
 setup-admins-only = Only the desk's owner or an admin can do this.
 
