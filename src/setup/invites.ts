@@ -1,10 +1,11 @@
 import { sql } from 'kysely'
 import type { DeskRuntime } from '../config/load'
-import type { Db } from '../db/database'
+import { claimUpdate } from '../db/once'
 import type { Deps } from '../deps'
 import { changeDeskIn, committed, type DeskSettings } from '../settings/settings'
 import { notify } from '../telegram/notify'
-import { INVITE_PREFIX, newCode } from './codes'
+import { formatInstant } from '../time/format'
+import { deepLink, INVITE_PREFIX, newCode } from './codes'
 import { isDeskAdmin, isOwner, roleOf, setRole, telegramName } from './staff-doc'
 
 /**
@@ -20,34 +21,57 @@ export const MAX_USES = 100
 
 export type CreateInviteOutcome =
   | { ok: true; code: string; uses: number; expiresAt: Date }
-  | { ok: false; reason: 'not-admin' | 'owner-only' | 'uses' }
+  | { ok: false; reason: 'not-admin' | 'owner-only' | 'uses' | 'duplicate' }
 
 export async function createInvite(
-  db: Db,
+  deps: Deps,
   desk: DeskRuntime,
   by: number,
   role: 'expert' | 'admin',
   uses: number,
   lang: string,
+  /** The /invite update: claimed with the invite, so a redelivered update makes no second link. */
+  updateId: number,
+  /** The bot's username, for the link (t.me/<bot>?start=<code>). */
+  botUsername: string,
 ): Promise<CreateInviteOutcome> {
   if (!isDeskAdmin(desk, by)) return { ok: false, reason: 'not-admin' }
   if (role === 'admin' && !isOwner(desk, by)) return { ok: false, reason: 'owner-only' }
   if (!Number.isInteger(uses) || uses < 1 || uses > MAX_USES) return { ok: false, reason: 'uses' }
   const code = newCode(INVITE_PREFIX)
-  const row = await db
-    .insertInto('staff_invite')
-    .values({
-      code,
-      bot_id: desk.botId,
-      role,
-      uses_total: uses,
-      uses_left: uses,
-      created_by: by,
-      created_lang: lang,
-      expires_at: sql<Date>`now() + make_interval(days => ${INVITE_TTL_DAYS})`,
+  const row = await deps.jobs.transaction(deps.db, async (trx, outbox) => {
+    if (!(await claimUpdate(trx, desk.botId, updateId))) return undefined
+    const r = await trx
+      .insertInto('staff_invite')
+      .values({
+        code,
+        bot_id: desk.botId,
+        role,
+        uses_total: uses,
+        uses_left: uses,
+        created_by: by,
+        created_lang: lang,
+        expires_at: sql<Date>`now() + make_interval(days => ${INVITE_TTL_DAYS})`,
+      })
+      .returning('expires_at')
+      .executeTakeFirstOrThrow()
+    // The link leaves through the outbox with the invite: it exists exactly when the invite does.
+    await notify(outbox, {
+      botId: desk.botId,
+      chatId: by,
+      lang,
+      key: 'setup-invite-created',
+      params: {
+        role,
+        uses,
+        until: formatInstant(r.expires_at, desk.schedule.timezone, lang),
+        link: `https://${deepLink(botUsername, code)}`,
+      },
+      dedupeKey: `setup:invite:${code}`,
     })
-    .returning('expires_at')
-    .executeTakeFirstOrThrow()
+    return r
+  })
+  if (!row) return { ok: false, reason: 'duplicate' }
   return { ok: true, code, uses, expiresAt: row.expires_at }
 }
 

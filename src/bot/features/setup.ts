@@ -1,13 +1,12 @@
 import { Composer, InlineKeyboard } from 'grammy'
 import { recordStart } from '../../clients/clients.service'
 import { claimOwnership } from '../../setup/claim'
-import { CLAIM_PREFIX, deepLink, INVITE_PREFIX } from '../../setup/codes'
+import { CLAIM_PREFIX, INVITE_PREFIX } from '../../setup/codes'
 import { sellingClosed } from '../../setup/gate'
 import { confirmGroup, inspectGroup, knownGroup, recordGroupFacts } from '../../setup/groups'
 import { createInvite, joinByInvite } from '../../setup/invites'
 import { changeStaff, listStaff, setOwnName } from '../../setup/staff-admin'
 import { isDeskAdmin, isOwner, roleOf } from '../../setup/staff-doc'
-import { formatInstant } from '../../time/format'
 import type { BotContext } from '../context'
 
 /**
@@ -156,20 +155,19 @@ priv.command('invite', async (ctx) => {
   const uses = usesWord === undefined ? 1 : /^\d{1,3}$/.test(usesWord) ? Number(usesWord) : Number.NaN
   if (!role || rest.length) return void (await ctx.reply(ctx.t('setup-invite-usage')))
   const desk = ctx.deps.desk(ctx.desk.botId)
-  const r = await createInvite(ctx.deps.db, desk, ctx.from.id, role, uses, ctx.lang)
-  if (!r.ok)
-    return void (await ctx.reply(
-      ctx.t(r.reason === 'not-admin' ? 'setup-admins-only' : `setup-invite-${r.reason}`),
-    ))
-  await ctx.reply(
-    ctx.t('setup-invite-created', {
-      role,
-      uses: r.uses,
-      until: formatInstant(r.expiresAt, desk.schedule.timezone, ctx.lang),
-      link: `https://${deepLink(ctx.me.username, r.code)}`,
-    }),
-    { link_preview_options: { is_disabled: true } },
+  const r = await createInvite(
+    ctx.deps,
+    desk,
+    ctx.from.id,
+    role,
+    uses,
+    ctx.lang,
+    ctx.update.update_id,
+    ctx.me.username,
   )
+  // Created: the link is on its way (the outbox); a redelivered /invite: nothing more.
+  if (r.ok || r.reason === 'duplicate') return
+  await ctx.reply(ctx.t(r.reason === 'not-admin' ? 'setup-admins-only' : `setup-invite-${r.reason}`))
 })
 
 function staffView(ctx: BotContext): { text: string; keyboard: InlineKeyboard } {
