@@ -112,7 +112,7 @@ export async function decidePreCheckoutInOneStatement(
 ): Promise<PreCheckoutDecision | undefined> {
   const orderId = parseOrderPayload(q.payload)
   if (orderId === undefined) return { ok: false, code: 'order-unknown' }
-  // Tariffs are read from config on every call (tests and a reload edit them in place); a handful of strings.
+  // Tariffs are read from the desk on every call (a settings change replaces them in place, src/settings/cache.ts).
   const tariffs = desk.tariffs
   const day = deskDay(desk, new Date())
   let row: HoldRow
