@@ -1,7 +1,7 @@
 import type { DeskRuntime } from '../config/load'
 import type { Db } from '../db/database'
+import { setupGaps } from '../settings/setup'
 import { brokenGroups } from './groups'
-import { deskAdmins } from './staff-doc'
 
 /**
  * Whether the desk sells new consultations now (issue 24): what src/settings/setup.ts says a desk needs (someone
@@ -16,11 +16,14 @@ export type ClosedReason =
   | { kind: 'group'; chatId: number; title: string; problems: string[] }
 
 export async function sellingClosed(db: Db, desk: DeskRuntime): Promise<ClosedReason[]> {
-  // The gaps of src/settings/setup.ts (setupGaps), where a desk from YAML with admins but no owner is run by them.
-  const out: ClosedReason[] = []
-  if (deskAdmins(desk).length === 0) out.push({ kind: 'no-owner' })
-  if (desk.staffChatId === undefined || desk.staffChatId === null) out.push({ kind: 'no-group' })
-  if (desk.tariffs.length === 0 && desk.plans.length === 0) out.push({ kind: 'no-tariff' })
+  const out = setupGaps(desk).map(
+    (g): ClosedReason =>
+      g === 'no-owner'
+        ? { kind: 'no-owner' }
+        : g === 'no-staff-group'
+          ? { kind: 'no-group' }
+          : { kind: 'no-tariff' },
+  )
   for (const g of await brokenGroups(db, desk)) out.push({ kind: 'group', ...g })
   return out
 }

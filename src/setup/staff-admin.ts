@@ -1,7 +1,16 @@
 import type { DeskRuntime } from '../config/load'
 import type { Db } from '../db/database'
 import { changeDeskIn, committed, SettingsInvalid } from '../settings/settings'
-import { isOwner, ownerOf, removeStaff, roleOf, type StaffRole, setRole, staffName } from './staff-doc'
+import {
+  isOwner,
+  ownerOf,
+  removeStaff,
+  roleOf,
+  type StaffRole,
+  setRole,
+  staffName,
+  telegramName,
+} from './staff-doc'
 
 /**
  * /staff (issue 24): the staff list with a button per person to change the role or remove them. Owner only, and
@@ -14,13 +23,25 @@ export interface StaffEntry {
   role: StaffRole
 }
 
-export function listStaff(desk: DeskRuntime): StaffEntry[] {
+/**
+ * The staff, owner first: each by the desk's name for them, else the Telegram name they last wrote to the bot
+ * with (people listed in a YAML file have no name there), else "Staff member" - never a bare id.
+ */
+export async function listStaff(db: Db, desk: DeskRuntime): Promise<StaffEntry[]> {
+  const owner = ownerOf(desk)
   const ids = [
-    ...(ownerOf(desk) !== undefined ? [ownerOf(desk)!] : []),
-    ...desk.staff.admins,
-    ...desk.staff.experts,
+    ...new Set([...(owner !== undefined ? [owner] : []), ...desk.staff.admins, ...desk.staff.experts]),
   ]
-  return [...new Set(ids)].map((id) => ({ userId: id, name: staffName(desk, id), role: roleOf(desk, id)! }))
+  const telegram = await telegramNames(
+    db,
+    desk.botId,
+    ids.filter((id) => desk.expertSettings.names[String(id)] === undefined),
+  )
+  return ids.map((id) => ({
+    userId: id,
+    name: desk.expertSettings.names[String(id)] ?? telegram.get(id) ?? '',
+    role: roleOf(desk, id)!,
+  }))
 }
 
 export type StaffAction = 'admin' | 'expert' | 'remove'
@@ -42,7 +63,7 @@ export async function changeStaff(
   target: number,
   action: StaffAction,
 ): Promise<StaffChangeOutcome> {
-  let name = String(target)
+  let name = ''
   try {
     const changed = await db.transaction().execute((trx) =>
       changeDeskIn(trx, botId, { userId: by, source: 'telegram' }, 'any', (doc) => {
@@ -56,6 +77,7 @@ export async function changeStaff(
       }),
     )
     committed(db, botId, changed)
+    if (!name) name = (await telegramNames(db, botId, [target])).get(target) ?? ''
     return { ok: true, name, action }
   } catch (e) {
     if (e instanceof Refused) return { ok: false, reason: e.reason }
@@ -91,4 +113,21 @@ export async function setOwnName(
     if (e instanceof Refused) return 'not-staff'
     throw e
   }
+}
+
+/** The Telegram names staff last wrote to the bot with (the client rows /start and payments keep). */
+async function telegramNames(db: Db, botId: number, ids: number[]): Promise<Map<number, string>> {
+  if (ids.length === 0) return new Map()
+  const rows = await db
+    .selectFrom('client')
+    .select(['user_id', 'first_name', 'last_name'])
+    .where('bot_id', '=', botId)
+    .where('user_id', 'in', ids)
+    .execute()
+  return new Map(
+    rows.map((c) => [
+      c.user_id,
+      telegramName({ first_name: c.first_name, last_name: c.last_name ?? undefined }),
+    ]),
+  )
 }

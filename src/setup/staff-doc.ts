@@ -84,9 +84,9 @@ function setNameIfNone(doc: DeskConfig, userId: number, name: string | undefined
   if (name && !doc.expertSettings.names[String(userId)]) doc.expertSettings.names[String(userId)] = name
 }
 
-/** The name shown for a staff member: the desk's name for them, else the id (their Telegram name is set at join). */
+/** The name shown for a staff member: the desk's name for them (set from their Telegram name at join), or ''. */
 export function staffName(desk: Pick<DeskConfig, 'expertSettings'>, userId: number): string {
-  return desk.expertSettings.names[String(userId)] ?? String(userId)
+  return desk.expertSettings.names[String(userId)] ?? ''
 }
 
 /**

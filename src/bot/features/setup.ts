@@ -170,9 +170,12 @@ priv.command('invite', async (ctx) => {
   await ctx.reply(ctx.t(r.reason === 'not-admin' ? 'setup-admins-only' : `setup-invite-${r.reason}`))
 })
 
-function staffView(ctx: BotContext): { text: string; keyboard: InlineKeyboard } {
+async function staffView(ctx: BotContext): Promise<{ text: string; keyboard: InlineKeyboard }> {
   const desk = ctx.deps.desk(ctx.desk.botId)
-  const list = listStaff(desk)
+  const list = (await listStaff(ctx.deps.db, desk)).map((s) => ({
+    ...s,
+    name: s.name || ctx.t('setup-staff-unnamed'),
+  }))
   const owner = isOwner(desk, ctx.from!.id)
   const kb = new InlineKeyboard()
   const lines = [ctx.t('setup-staff-title')]
@@ -192,7 +195,7 @@ function staffView(ctx: BotContext): { text: string; keyboard: InlineKeyboard } 
 priv.command('staff', async (ctx) => {
   if (roleOf(ctx.deps.desk(ctx.desk.botId), ctx.from.id) === undefined)
     return void (await ctx.reply(ctx.t('setup-admins-only')))
-  const v = staffView(ctx)
+  const v = await staffView(ctx)
   const buttons = v.keyboard.inline_keyboard.flat().length > 0
   await ctx.reply(v.text, buttons ? { reply_markup: v.keyboard } : {})
 })
@@ -207,10 +210,11 @@ priv.callbackQuery(/^st:(admin|expert|rm):(\d{1,20})$/, async (ctx) => {
         : ctx.t(`setup-staff-${r.reason}`)
     return void (await ctx.answerCallbackQuery({ text, show_alert: true }))
   }
-  await ctx.answerCallbackQuery({ text: ctx.t(`setup-staff-done-${r.action}`, { name: r.name }) })
+  const name = r.name || ctx.t('setup-staff-unnamed')
+  await ctx.answerCallbackQuery({ text: ctx.t(`setup-staff-done-${r.action}`, { name }) })
   // The settings change is read back from the database (refreshed in every process within about two seconds):
   // the list drawn now marks the change from the outcome rather than wait for it.
-  await ctx.reply(ctx.t(`setup-staff-done-${r.action}`, { name: r.name }))
+  await ctx.reply(ctx.t(`setup-staff-done-${r.action}`, { name }))
 })
 
 priv.command('myname', async (ctx) => {

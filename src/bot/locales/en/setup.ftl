@@ -79,6 +79,7 @@ setup-staff-line = {$name}: { $role ->
         [admin] admin
        *[expert] expert
     }
+setup-staff-unnamed = a staff member without a name (/myname sets one)
 setup-staff-empty = Nobody else yet: invite people with /invite expert.
 setup-staff-owner-only = Only the owner changes the staff.
 setup-staff-btn-admin = {$name}: make admin

@@ -81,6 +81,7 @@ setup-staff-line = {$name}: { $role ->
         [admin] администратор
        *[expert] эксперт
     }
+setup-staff-unnamed = сотрудник без имени (/myname задаёт его)
 setup-staff-empty = Больше никого: пригласите людей командой /invite expert.
 setup-staff-owner-only = Состав команды меняет только владелец.
 setup-staff-btn-admin = {$name}: сделать администратором
