@@ -1,5 +1,6 @@
 import type { User } from 'grammy/types'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { termsHash } from '../../src/orders/orders.service'
 import { changeDesk } from '../../src/settings/settings'
 import { startBotApi } from '../support/bot-api'
 import {
@@ -115,8 +116,13 @@ describe('staff groups bound by adding the bot', () => {
     const client = await newClient(w, { first_name: 'Carol' })
     await activeConsultation(w, client)
     const buyer = await newClient(w, { first_name: 'Bella' })
-
+    // Bella has an invoice from before the break.
     let mark = w.tg.mark()
+    await push(w.tg.callback(buyer, `tf:buy:quick:${termsHash(w.t.desk.terms.version)}`))
+    const invoice = await w.tg.waitFor('sendInvoice', { chat_id: buyer.id }, { since: mark })
+    const inv = invoice.payload as { payload: string; prices: { amount: number }[] }
+
+    mark = w.tg.mark()
     const removed = await push(w.tg.setBotMember(TEST_BOT_ID, STAFF_CHAT_ID, admin, 'kicked'))
     await w.tg.waitForSent(ADMIN_ID, /I was removed from the staff group «Staff»/, { since: mark })
     // Telegram delivering it again: still one notice.
@@ -128,6 +134,15 @@ describe('staff groups bound by adding the bot', () => {
         w.tg.texts(ADMIN_ID, { since: mark }).filter((t) => t?.includes('removed from')).length === 1,
       'one notice',
     )
+
+    // Paying that invoice now is refused before any Star is taken.
+    const q = w.tg.preCheckout(buyer, { invoice_payload: inv.payload, total_amount: inv.prices[0]!.amount })
+    await w.tg.push(TEST_BOT_ID, q)
+    const answer = await w.tg.waitFor('answerPreCheckoutQuery', {
+      pre_checkout_query_id: q.pre_checkout_query!.id,
+    })
+    expect(answer.payload.ok).toBe(false)
+    expect(answer.payload.error_message).toMatch(/not open right now, so nothing was charged/)
 
     // A new client cannot buy; /health shows the reason (and stays 200: the process itself works).
     mark = w.tg.mark()
