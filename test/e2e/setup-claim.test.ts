@@ -8,6 +8,8 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { type App, startApp } from '../../src/app'
 import { loadConfig } from '../../src/config/load'
 import { createLogger } from '../../src/log'
+import { changeDesk, readDesk } from '../../src/settings/settings'
+import { ensureOwnerClaim } from '../../src/setup/claim'
 import { TEST_BOT_ID, TEST_TOKEN } from '../support/app'
 import { type BotApiStandIn, startBotApi } from '../support/bot-api'
 import { createTestDatabase, type TestDatabase } from '../support/db'
@@ -150,5 +152,30 @@ describe('the owner claim link', () => {
     printed = ''
     app = await start()
     expect(printed).not.toMatch(/start=own_/)
+  })
+
+  it('two people opening one claim link at once: exactly one owns the desk, the other is told (20 rounds)', async () => {
+    for (let round = 0; round < 20; round++) {
+      // A desk nobody runs again, and its claim as a start would make it.
+      await changeDesk(db.db, TEST_BOT_ID, { userId: null, source: 'import' }, 'any', (d) => {
+        d.staff.owner = undefined
+        d.staff.admins = []
+      })
+      const { code } = await ensureOwnerClaim(db.db, TEST_BOT_ID)
+      const a = tg.user({ first_name: `A${round}`, language_code: 'en' })
+      const b = tg.user({ first_name: `B${round}`, language_code: 'en' })
+      const [ta, tb] = await Promise.all([opens(a, code), opens(b, code)])
+      const owners = [ta, tb].filter((t) => /you are the owner of this desk now/.test(t))
+      const refused = [ta, tb].filter((t) => /has been used already/.test(t))
+      expect({ round, owners: owners.length, refused: refused.length }).toEqual({
+        round,
+        owners: 1,
+        refused: 1,
+      })
+      const winner = /you are the owner/.test(ta) ? a : b
+      const row = await readDesk(db.db, TEST_BOT_ID)
+      expect(row!.doc.staff.owner).toBe(winner.id)
+      expect(row!.doc.staff.admins).toEqual([winner.id])
+    }
   })
 })
