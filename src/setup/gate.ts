@@ -2,6 +2,7 @@ import type { DeskRuntime } from '../config/load'
 import type { Db } from '../db/database'
 import { setupGaps } from '../settings/setup'
 import { brokenGroups } from './groups'
+import { type ClosedReason, lastBroken } from './last-look'
 
 /**
  * Whether the desk sells new consultations now (issue 24): what src/settings/setup.ts says a desk needs (someone
@@ -9,11 +10,7 @@ import { brokenGroups } from './groups'
  * broken by the bot's last look (removed, a right taken away, Topics off). Consultations already paid go on
  * regardless. The reasons are words for /health and the log.
  */
-export type ClosedReason =
-  | { kind: 'no-owner' }
-  | { kind: 'no-group' }
-  | { kind: 'no-tariff' }
-  | { kind: 'group'; chatId: number; title: string; problems: string[] }
+export type { ClosedReason }
 
 export async function sellingClosed(db: Db, desk: DeskRuntime): Promise<ClosedReason[]> {
   const out = setupGaps(desk).map(
@@ -51,4 +48,17 @@ const PROBLEM_WORDS: Record<string, string> = {
   'manage-topics': 'no Manage topics right',
   'pin-messages': 'no Pin messages right',
   'delete-messages': 'no Delete messages right',
+}
+
+/** sellingClosed without a query: the desk's gaps now, and its broken groups as of the last look (<= ~2 s). */
+export function sellingClosedNow(db: Db, desk: DeskRuntime): ClosedReason[] {
+  const gaps = setupGaps(desk).map(
+    (g): ClosedReason =>
+      g === 'no-owner'
+        ? { kind: 'no-owner' }
+        : g === 'no-staff-group'
+          ? { kind: 'no-group' }
+          : { kind: 'no-tariff' },
+  )
+  return [...gaps, ...lastBroken(db, desk.botId)]
 }

@@ -9,6 +9,7 @@ import type { Deps } from '../deps'
 import type { Outbox } from '../jobs/jobs'
 import { changeDeskIn, committed, type DeskSettings } from '../settings/settings'
 import { notify } from '../telegram/notify'
+import { rememberBroken } from './last-look'
 import { addStaffGroup, deskAdmins, isDeskAdmin } from './staff-doc'
 
 /**
@@ -93,7 +94,7 @@ export async function recordGroupFacts(
   /** Who made the change (the update's sender) and their Telegram language: they are told in it. */
   actor?: { id: number; language_code?: string | undefined },
 ): Promise<RecordOutcome> {
-  return deps.jobs.transaction(deps.db, async (trx, outbox) => {
+  const r = await deps.jobs.transaction(deps.db, async (trx, outbox): Promise<RecordOutcome> => {
     const before = await trx
       .selectFrom('staff_group_state')
       .select(['present', 'problems', 'added_by', 'revision'])
@@ -141,6 +142,14 @@ export async function recordGroupFacts(
     await tellAboutGroup(deps, trx, outbox, desk, facts, row.revision, bound, row.added_by, before, actor)
     return { changed: true, revision: row.revision, bound }
   })
+  // This process's pre-checkout answers see the change at once (src/setup/gate.ts); the others within ~2 s.
+  if (r.changed)
+    rememberBroken(
+      deps.db,
+      desk.botId,
+      (await brokenGroups(deps.db, desk)).map((g) => ({ kind: 'group' as const, ...g })),
+    )
+  return r
 }
 
 /** The problems as message keys, one line each. */

@@ -7,6 +7,7 @@ import { CLAIM_TTL_HOURS, ensureOwnerClaim } from './claim'
 import { deepLink } from './codes'
 import { closedSummary, sellingClosed } from './gate'
 import { inspectGroup, recordGroupFacts } from './groups'
+import { rememberBroken } from './last-look'
 import { deskAdmins } from './staff-doc'
 
 /**
@@ -67,6 +68,7 @@ export function watchSelling(deps: Deps, desks: () => DeskRuntime[], readiness: 
     for (const d of desks()) {
       try {
         const reasons = await sellingClosed(deps.db, deps.desk(d.botId))
+        rememberBroken(deps.db, d.botId, reasons)
         readiness.note(
           `desk:${d.slug}`,
           reasons.length ? `not selling: ${closedSummary(reasons)}` : undefined,
