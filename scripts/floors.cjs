@@ -40,6 +40,7 @@ const FLOORS = [
     'reports',
     'dashboard',
     'privacy',
+    'setup',
   ].map((f) => floor('feature', f, [`^src/${f}/`])),
   floor('edge', 'bot+server', ['^src/bot/', '^src/server/', '^src/intake/']),
   floor('wiring', 'wiring', ['^src/app[.]ts$', '^src/workers[.]ts$', '^src/main[.]ts$', '^src/demo/']),

@@ -26,6 +26,7 @@ import { HealthWatch, healthRoute } from './server/health'
 import { createHttpServer, listen } from './server/http'
 import { metricsRoute } from './server/metrics'
 import { DeskSettingsCache } from './settings/cache'
+import { setUpAtStart, watchSelling } from './setup/startup'
 import { createApi } from './telegram/api'
 import { TelegramBudget } from './telegram/budget'
 import { QUEUES, startWorkers } from './workers'
@@ -159,6 +160,8 @@ export async function startApp(config: LoadedConfig, opts: AppOptions): Promise<
         await bot.init()
         await setCommands(bot, deps, desk)
         await setStaffMenuButtons(bot.api, deps, desk)
+        // The owner link of a desk nobody runs yet, and one look at the staff groups in the settings (src/setup).
+        await setUpAtStart(deps, bot.api, deps.desk(desk.botId), bot.botInfo.username)
         bots.set(desk.botId, bot)
       }
       // What Telegram keeps of a desk's settings is set again when they change (in every bot process: idempotent).
@@ -182,6 +185,9 @@ export async function startApp(config: LoadedConfig, opts: AppOptions): Promise<
             { secret_token: config.secrets.webhookSecret!, allowed_updates: [...ALLOWED_UPDATES] },
           )
     }
+    // /health notes a desk that sells nothing now, and why (src/setup/gate.ts), in every process.
+    const stopSelling = watchSelling(deps, () => config.desks, readiness)
+    cleanups.push(async () => stopSelling())
     const server: Server = createHttpServer(
       intake?.webhooks ?? new Map(),
       healthRoute(health, readiness, { workers: role !== 'bot', token: config.secrets.metricsToken }),

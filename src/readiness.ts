@@ -10,6 +10,7 @@
 export class Readiness {
   private readonly down = new Map<string, string>()
   private readonly known = new Set<string>()
+  private readonly notices = new Map<string, string>()
 
   /** Marks a component up (ok) or down with a short reason (no secrets: it is shown on /health). */
   set(component: string, ok: boolean, reason = 'unavailable'): void {
@@ -24,6 +25,20 @@ export class Readiness {
 
   get ready(): boolean {
     return this.down.size === 0
+  }
+
+  /**
+   * A note /health shows without failing the probe (under `notes`): something an operator must see that restarting
+   * or routing away would not fix, e.g. a desk that sells nothing until its staff group is repaired (src/setup).
+   * undefined clears it.
+   */
+  note(component: string, reason: string | undefined): void {
+    if (reason === undefined) this.notices.delete(component)
+    else this.notices.set(component, reason)
+  }
+
+  notes(): Record<string, string> {
+    return Object.fromEntries([...this.notices].sort(([a], [b]) => a.localeCompare(b)))
   }
 
   /** Every component seen so far: true when up, the reason when down. */

@@ -45,6 +45,7 @@ import { exportQueue, forgetTopicQueue } from './privacy/privacy.jobs'
 import { runLane } from './routing/delivery'
 import { DESK_SWEEP_CRON, deskInQueue, deskOutQueue, deskSweepQueue } from './routing/routing.jobs'
 import { openTopic, sweepLanes } from './routing/routing.workers'
+import { GROUPS_CHECK_CRON, groupsCheckQueue, runGroupsCheck } from './setup/setup.jobs'
 import { runEditSubscription, runLapse } from './subscriptions/lifecycle'
 import { runCancelCharge, runCarry, runRenewalReminder } from './subscriptions/renewal-jobs'
 import {
@@ -106,6 +107,7 @@ export const QUEUES: readonly QueueDef<any>[] = [
   subscriptionCarryQueue,
   subscriptionReminderQueue,
   cancelChargeQueue,
+  groupsCheckQueue,
 ]
 
 /** Starts the workers of every queue and the schedules of the sweepers (the `worker` role, or `all`). */
@@ -171,6 +173,10 @@ export async function startWorkers(deps: Deps): Promise<void> {
   await jobs.work(transcriptQueue, (d) => runTranscript(deps, d))
   await jobs.work(lifecycleSweepQueue, () => sweepLifecycle(deps))
   await jobs.boss.schedule(lifecycleSweepQueue.name, LIFECYCLE_SWEEP_CRON, {}, { tz: 'UTC' })
+
+  // Set-up: a look at every desk's staff groups every few minutes (Topics turned off sends no update).
+  await jobs.work(groupsCheckQueue, () => runGroupsCheck(deps))
+  await jobs.boss.schedule(groupsCheckQueue.name, GROUPS_CHECK_CRON, {}, { tz: 'UTC' })
 
   // Data rights.
   await jobs.work(exportQueue, (d) => runExport(deps, d))

@@ -18,6 +18,7 @@ import { paysupportFeature } from './features/paysupport'
 import { privacyFeature } from './features/privacy'
 import { ratingFeature } from './features/rating'
 import { reportFeature } from './features/report'
+import { setupFeature } from './features/setup'
 import { staffFeature } from './features/staff'
 import { startFeature } from './features/start'
 import { statusFeature } from './features/status'
@@ -31,14 +32,24 @@ import { supportedLanguage } from './i18n'
 
 /**
  * Every update type the bot handles. Passed explicitly to getUpdates and setWebhook: Telegram remembers the last
- * list, and an old one without pre_checkout_query would silently stop payments.
+ * list, and an old one without pre_checkout_query would silently stop payments. my_chat_member: the bot added to a
+ * group, its rights changed there, or removed (src/setup: binding staff groups); chat_member (other people's
+ * changes) is not needed.
  */
-export const ALLOWED_UPDATES = ['message', 'edited_message', 'callback_query', 'pre_checkout_query'] as const
+export const ALLOWED_UPDATES = [
+  'message',
+  'edited_message',
+  'callback_query',
+  'pre_checkout_query',
+  'my_chat_member',
+] as const
 
 /** Features in the order they see updates. Later features add their Composer here. */
 function features(): Composer<BotContext>[] {
   return [
     paymentsFeature,
+    // Before /start, /tariffs and the buy buttons: owner and invite links, and the gate of a desk not open yet.
+    setupFeature,
     paysupportFeature,
     ratingFeature,
     topUpFeature,

@@ -13,6 +13,7 @@ import type { OrderTables } from '../orders/orders.tables'
 import type { WaitlistTables } from '../orders/waitlist.tables'
 import type { RoutingTables } from '../routing/routing.tables'
 import type { SettingsTables } from '../settings/settings.tables'
+import type { SetupTables } from '../setup/setup.tables'
 import type { SubscriptionTables } from '../subscriptions/subscriptions.tables'
 import type { OutboundTables } from '../telegram/outbound.tables'
 
@@ -37,7 +38,8 @@ export interface Database
     InstanceTables,
     ExpertTables,
     SubscriptionTables,
-    SettingsTables {}
+    SettingsTables,
+    SetupTables {}
 
 export interface CoreTables {
   /** Telegram update ids already handled, written in the same transaction as the update's effects. */

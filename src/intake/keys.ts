@@ -56,6 +56,10 @@ export function inboxKeys(u: Update): InboxKeys {
           : `u${cq.from.id}`
     return { chatKey, priority: PRIORITY_BUTTON, kind: 'callback_query' }
   }
+  // The bot's own membership of a group (src/setup): in that group's order, so its looks are recorded in turn.
+  const mcm = u.my_chat_member
+  if (mcm && mcm.chat.type !== 'private')
+    return { chatKey: `${mcm.chat.id}:0`, priority: PRIORITY_OTHER, kind: 'my_chat_member' }
   const kind = Object.keys(u).find((k) => k !== 'update_id') ?? 'unknown'
   const from = (u as unknown as Record<string, { from?: { id: number } } | undefined>)[kind]?.from
   return { chatKey: from ? `u${from.id}` : `k${kind}`, priority: PRIORITY_OTHER, kind }

@@ -176,6 +176,10 @@ export function healthRoute(
     if (o && opts.workers && o.stalled)
       down.workers = `no job taken for ${o.sinceTakeSeconds ?? '?'} s while jobs wait (oldest ${o.oldestDueSeconds} s)`
     const ok = Object.keys(down).length === 0
+    // Notes (a desk that is not selling, and why: src/setup) are reasons like `down`'s, shown to every prober, but
+    // they never fail the probe.
+    const notes = readiness?.notes() ?? {}
+    const noted = Object.keys(notes).length ? { notes } : {}
     const detail = hasToken(req, opts.token) || isDirectLoopback(req)
     const body = detail
       ? {
@@ -183,6 +187,7 @@ export function healthRoute(
           database: m.database === true,
           jobs: m.jobs === true,
           ...(ok ? {} : { down }),
+          ...noted,
           measured_ago_ms: m.at ? Math.max(0, Date.now() - m.at) : null,
           ...(o
             ? {
@@ -196,7 +201,11 @@ export function healthRoute(
             : {}),
         }
       : // The public answer: ready or not, which part and why, without the outbox's figures.
-        { ok, ...(ok ? {} : { down: { ...down, ...(down.workers ? { workers: 'stalled' } : {}) } }) }
+        {
+          ok,
+          ...(ok ? {} : { down: { ...down, ...(down.workers ? { workers: 'stalled' } : {}) } }),
+          ...noted,
+        }
     res.writeHead(ok ? 200 : 503, { 'content-type': 'application/json', 'cache-control': 'no-store' })
     res.end(JSON.stringify(body))
   }

@@ -133,6 +133,15 @@ export interface RuleHandle {
   cancel(): void
 }
 
+/** An administrator's rights the stand-in's setBotMember sets (the ones a staff group needs, and the rest). */
+export type AdminRight =
+  | 'can_manage_topics'
+  | 'can_pin_messages'
+  | 'can_delete_messages'
+  | 'can_invite_users'
+  | 'can_change_info'
+  | 'can_restrict_members'
+
 /** An update without its id; `push` assigns one. */
 export type UpdateDraft = Omit<Update, 'update_id'> & { update_id?: number }
 /** A built incoming message update (message is always present). */
@@ -1460,6 +1469,72 @@ export class BotApiStandIn {
     const cs = this.chatState(chat.id, chat)
     cs.chat = chat
     return chat
+  }
+
+  /** A supergroup without topics (is_forum false): `setForum` turns Topics on or off as a person would. */
+  supergroup(init: { id?: number; title?: string } = {}): Chat.SupergroupChat {
+    const chat = this.forum(init)
+    this.setForum(chat.id, false)
+    return this.chatState(chat.id).chat as Chat.SupergroupChat
+  }
+
+  /** Topics turned on or off in a group's settings (what getChat's is_forum says from now on). */
+  setForum(chatId: number, on: boolean): void {
+    const cs = this.chatState(chatId)
+    cs.chat = { ...(cs.chat as Chat.SupergroupChat), is_forum: on || undefined } as Chat.SupergroupChat
+    if (!on) delete (cs.chat as { is_forum?: true }).is_forum
+  }
+
+  /**
+   * The bot's own membership of a group changed, as a person (`from`) changed it: getChatMember(chat, bot) answers
+   * the new state from now on, and the returned my_chat_member update (old -> new) is what Telegram sends.
+   * `rights`: the bot becomes an administrator with exactly those rights (others false).
+   */
+  setBotMember(
+    bot: BotRef,
+    chatId: number,
+    from: User,
+    state: 'member' | 'left' | 'kicked' | { rights: Partial<Record<AdminRight, boolean>> },
+  ): UpdateDraft {
+    const b = this.botState(toBotId(bot))
+    const user = this.botUser(b.id)
+    const old = this.member(b, chatId, b.id)
+    const next: ChatMember =
+      state === 'member'
+        ? { status: 'member', user }
+        : state === 'left'
+          ? { status: 'left', user }
+          : state === 'kicked'
+            ? { status: 'kicked', user, until_date: 0 }
+            : ({
+                status: 'administrator',
+                user,
+                can_be_edited: false,
+                is_anonymous: false,
+                can_manage_chat: true,
+                can_delete_messages: false,
+                can_manage_video_chats: false,
+                can_restrict_members: false,
+                can_promote_members: false,
+                can_change_info: false,
+                can_invite_users: false,
+                can_post_stories: false,
+                can_edit_stories: false,
+                can_delete_stories: false,
+                can_pin_messages: false,
+                can_manage_topics: false,
+                ...state.rights,
+              } as ChatMember)
+    this.chatState(chatId).members.set(b.id, next)
+    return {
+      my_chat_member: {
+        chat: this.chatState(chatId).chat,
+        from,
+        date: now(),
+        old_chat_member: old,
+        new_chat_member: next,
+      },
+    } as UpdateDraft
   }
 
   /** Create a topic as a person would; returns its message_thread_id. */
@@ -2919,7 +2994,19 @@ export class BotApiStandIn {
     }))
 
     // chats and members
-    this.on('getChat', (_b, p) => this.fullChat(this.chatState(this.chatIdOf(p.chat_id))))
+    this.on('getChat', (b, p) => {
+      const cs = this.chatState(this.chatIdOf(p.chat_id))
+      // A group the bot left or was removed from: Telegram refuses to describe it.
+      const mine = cs.id < 0 ? cs.members.get(b.id)?.status : undefined
+      if (mine === 'left' || mine === 'kicked') fail(TgErrors.kicked)
+      return this.fullChat(cs)
+    })
+    // The bot leaves a group: from now on it is not a member there.
+    this.on('leaveChat', (b, p) => {
+      const cs = this.chatState(this.chatIdOf(p.chat_id))
+      cs.members.set(b.id, { status: 'left', user: this.botUser(b.id) })
+      return true
+    })
     this.on('getChatMember', (b, p) => this.member(b, this.chatIdOf(p.chat_id), Number(p.user_id)))
     this.on('getChatAdministrators', (b, p) => {
       const cs = this.chatState(this.chatIdOf(p.chat_id))

@@ -11,6 +11,7 @@ import { paidOrderOf, startOptions } from '../../orders/orders.service'
 import { decidePreCheckout } from '../../payments/pre-checkout'
 import { recordExternalRefund } from '../../payments/refunds'
 import { recordSuccessfulPayment } from '../../payments/successful-payment'
+import { sellingClosedNow } from '../../setup/gate'
 import { formatInstant } from '../../time/format'
 import type { BotContext } from '../context'
 import { supportedLanguage } from '../i18n'
@@ -42,6 +43,12 @@ export async function preCheckoutAnswer(
   q: PreCheckoutQuery,
   log: () => Logger,
 ): Promise<PreCheckoutAnswer> {
+  // A desk not open (no owner or staff group yet, or a staff group broken: src/setup/gate.ts) takes no payment for
+  // anything new, whatever invoice the client still has. No query: the last look of this process (<= ~2 s old).
+  if (sellingClosedNow(deps.db, deps.desk(desk.botId)).length > 0) {
+    const lang = supportedLanguage(q.from.language_code) ?? desk.defaultLanguage
+    return { ok: false, error_message: deps.i18n.t(lang, 'precheckout-not-open') }
+  }
   // A plan's invoice (src/subscriptions): its own checks, no capacity hold.
   if (isPlanPayload(q.invoice_payload)) return planPreCheckoutAnswer(deps, desk, q)
   let decision: Awaited<ReturnType<typeof decidePreCheckout>>
