@@ -50,6 +50,7 @@ export const UNPAID_ORDER_TTL_HOURS = 24
 export type CreateOrderRefusal =
   | 'duplicate'
   | 'tariff-unknown'
+  | 'tariff-paused'
   | 'terms-changed'
   | 'slot-required'
   | 'slot-unknown'
@@ -91,6 +92,7 @@ export async function createOrder(
 ): Promise<CreateOrderResult> {
   const tariff = findTariff(desk, input.tariffCode)
   if (!tariff) return { ok: false, code: 'tariff-unknown' }
+  if (tariff.paused) return { ok: false, code: 'tariff-paused' }
   if (input.terms !== termsHash(desk.terms.version)) return { ok: false, code: 'terms-changed' }
   if (tariff.startMode === 'scheduled' && !input.slot) return { ok: false, code: 'slot-required' }
   const slot = input.slot && tariff.startMode === 'scheduled' ? announcedSlot(tariff, input.slot) : undefined

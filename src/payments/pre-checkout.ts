@@ -12,7 +12,7 @@ import {
 import { canTransition, InvalidTransitionError } from '../orders/order-state'
 import { setHold } from '../orders/orders.repository'
 import { accountForOrder, UNPAID_ORDER_TTL_HOURS } from '../orders/orders.service'
-import { findTariff } from '../orders/tariffs'
+import { findTariff, sellableTariffs } from '../orders/tariffs'
 import { parseOrderPayload } from './payload'
 import { topUpConsultationActive } from './topup'
 
@@ -112,8 +112,9 @@ export async function decidePreCheckoutInOneStatement(
 ): Promise<PreCheckoutDecision | undefined> {
   const orderId = parseOrderPayload(q.payload)
   if (orderId === undefined) return { ok: false, code: 'order-unknown' }
-  // Tariffs are read from config on every call (tests and a reload edit them in place); a handful of strings.
-  const tariffs = desk.tariffs
+  // Tariffs are read from the desk on every call (src/settings edits them in place); a handful of strings. A paused
+  // tariff is not among them: its open invoices are refused as no longer sold (tariff-unavailable).
+  const tariffs = sellableTariffs(desk)
   const day = deskDay(desk, new Date())
   let row: HoldRow
   try {

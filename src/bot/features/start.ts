@@ -1,6 +1,7 @@
 import { Composer, InlineKeyboard } from 'grammy'
 import { recordStart } from '../../clients/clients.service'
 import { pick } from '../../config/load'
+import { sellableTariffs } from '../../orders/tariffs'
 import type { BotContext } from '../context'
 
 export const startFeature = new Composer<BotContext>()
@@ -10,7 +11,7 @@ priv.command('start', async (ctx) => {
   const { deps, desk } = ctx
   const first = await recordStart(deps.db, desk.botId, ctx.update.update_id, ctx.from)
   if (!first) return
-  const lines = desk.tariffs.map((t) =>
+  const lines = sellableTariffs(desk).map((t) =>
     ctx.t('tariff-line', { title: pick(t.title, ctx.lang, desk.defaultLanguage), price: t.priceStars }),
   )
   await ctx.reply(

@@ -4,7 +4,7 @@ import { pick } from '../../config/load'
 import type { TariffConfig } from '../../config/schema'
 import { freePlaces } from '../../orders/capacity'
 import { accountForSlot, createOrder, recordInvoiceMessage, termsHash } from '../../orders/orders.service'
-import { findTariff, upcomingSlots } from '../../orders/tariffs'
+import { findTariff, sellableTariffs, upcomingSlots } from '../../orders/tariffs'
 import { closedUntil, closedWarning, invoiceTexts, openingStartText, tariffCard } from '../../payments/offer'
 import { orderPayload } from '../../payments/payload'
 import { XTR } from '../../payments/pre-checkout'
@@ -26,7 +26,7 @@ const t = (ctx: BotContext) => (lang: string, key: string, params?: Record<strin
 
 function listKeyboard(ctx: BotContext): InlineKeyboard {
   const kb = new InlineKeyboard()
-  for (const tariff of ctx.desk.tariffs)
+  for (const tariff of sellableTariffs(ctx.desk))
     kb.text(
       ctx.t('tariff-button', {
         title: pick(tariff.title, ctx.lang, ctx.desk.defaultLanguage),
@@ -86,8 +86,8 @@ function cardKeyboard(ctx: BotContext, tariff: TariffConfig, zone: string, now: 
 
 priv.callbackQuery(/^tf:show:([a-z0-9_-]{1,32})$/, async (ctx) => {
   const tariff = findTariff(ctx.desk, ctx.match[1]!)
-  if (!tariff) {
-    await ctx.answerCallbackQuery({ text: ctx.t('tariff-gone'), show_alert: true })
+  if (!tariff || tariff.paused) {
+    await ctx.answerCallbackQuery({ text: ctx.t(tariff ? 'order-refused-tariff-paused' : 'tariff-gone'), show_alert: true })
     return showTariffs(ctx)
   }
   await ctx.answerCallbackQuery()
@@ -158,7 +158,7 @@ priv.callbackQuery(/^tf:buy:([a-z0-9_-]{1,32}):([A-Za-z0-9_-]{8})(?::(\d{1,12}|n
     // The client sees what is current: the list for a removed tariff, the card (new terms, the desk's hours now)
     // otherwise.
     const tariff = findTariff(desk, ctx.match[1]!)
-    if (!tariff) return showTariffs(ctx)
+    if (!tariff || tariff.paused) return showTariffs(ctx)
     const zone = await clientZone(deps.db, desk, ctx.from.id)
     const now = new Date()
     return ctx.reply(tariffCard(t(ctx), desk, tariff, ctx.lang, now, zone), {
