@@ -18,6 +18,7 @@ import { paysupportFeature } from './features/paysupport'
 import { privacyFeature } from './features/privacy'
 import { ratingFeature } from './features/rating'
 import { reportFeature } from './features/report'
+import { settingsFeature } from './features/settings'
 import { staffFeature } from './features/staff'
 import { startFeature } from './features/start'
 import { statusFeature } from './features/status'
@@ -40,6 +41,7 @@ function features(): Composer<BotContext>[] {
   return [
     paymentsFeature,
     paysupportFeature,
+    settingsFeature,
     ratingFeature,
     topUpFeature,
     changeStartFeature,
