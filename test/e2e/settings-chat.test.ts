@@ -1,0 +1,164 @@
+import type { User } from 'grammy/types'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { termsHash } from '../../src/orders/orders.service'
+import { readDesk } from '../../src/settings/settings'
+import { inboxDrained, startDeskWorld, type World } from '../support/fixtures'
+import { ADMIN_ID, buy, preCheckout, TEST_BOT_ID } from './payments-support'
+
+/**
+ * /settings (issue 24, part 5) through the Bot API stand-in on a real database: the admins edit the desk in their
+ * private chats, and clients see the result at once (tariff list, invoice price, pay buttons refused when paused).
+ */
+
+const ADMIN2_ID = 900003
+let w: World
+let admin2: User
+
+beforeAll(async () => {
+  w = await startDeskWorld({
+    expert: false,
+    configure: (c) => {
+      c.desks[0]!.staff.admins.push(ADMIN2_ID)
+    },
+  })
+  admin2 = w.tg.user({ id: ADMIN2_ID, first_name: 'Bea', language_code: 'en' })
+})
+afterAll(async () => {
+  await w?.stop()
+})
+
+const version = async () => (await readDesk(w.deps.db, TEST_BOT_ID))!.version
+const doc = async () => (await readDesk(w.deps.db, TEST_BOT_ID))!.doc
+
+async function press(user: User, data: string) {
+  const since = w.tg.mark()
+  const u = w.tg.callback(user, data)
+  await w.tg.push(TEST_BOT_ID, u)
+  const a = await w.tg.waitFor('answerCallbackQuery', { callback_query_id: u.callback_query!.id }, { since })
+  return (a.payload as { text?: string }).text ?? ''
+}
+
+/** Sends a text and waits for the bot's next message to that chat matching `expect`. */
+async function send(user: User, text: string, reply: RegExp) {
+  const since = w.tg.mark()
+  await w.tg.push(TEST_BOT_ID, w.tg.privateText(user, text))
+  return (await w.tg.waitForSent(user.id, reply, { since })).text ?? ''
+}
+
+async function tariffList(client: User): Promise<string[]> {
+  const since = w.tg.mark()
+  await w.tg.push(TEST_BOT_ID, w.tg.command(client, '/tariffs'))
+  const m = await w.tg.waitForSent(client.id, /tariff/i, { since })
+  return (m.reply_markup?.inline_keyboard ?? []).flat().map((b: { text: string }) => b.text)
+}
+
+describe('/settings', () => {
+  it('refuses anyone but the owner and admins, also on a button pressed without the menu', async () => {
+    const client = w.tg.user({ first_name: 'Carl', language_code: 'en' })
+    const since = w.tg.mark()
+    await w.tg.push(TEST_BOT_ID, w.tg.command(client, '/settings'))
+    await w.tg.waitForSent(client.id, /Only the desk's owner and admins/, { since })
+    const v = await version()
+    expect(await press(client, `st:tp:quick:${v}:1`)).toMatch(/Only the desk's owner and admins/)
+    expect(await version()).toBe(v)
+    expect((await doc()).tariffs.find((t) => t.code === 'quick')!.paused).toBe(false)
+  })
+
+  it('creates a tariff step by step (a bad step names its field); a client sees it and is invoiced its price', async () => {
+    const admin = w.tg.user({ id: ADMIN_ID, first_name: 'Ada', language_code: 'en' })
+    const since = w.tg.mark()
+    await w.tg.push(TEST_BOT_ID, w.tg.command(admin, '/settings'))
+    await w.tg.waitForSent(admin.id, /Desk settings/, { since })
+    await press(admin, 'st:tl')
+    await press(admin, `st:tn:${await version()}`)
+    await w.tg.waitForSent(admin.id, /short code/, { since })
+    expect(await send(admin, 'Deep!', /was not accepted/)).toMatch(/^Code was not accepted/)
+    expect(await send(admin, 'quick', /was not accepted|title/i)).toMatch(/^Code was not accepted: already used/)
+    await send(admin, 'deep', /title/)
+    await send(admin, 'Deep dive', /price in whole Stars/)
+    expect(await send(admin, 'lots', /was not accepted/)).toMatch(/^Price was not accepted/)
+    expect(await send(admin, '0', /was not accepted/)).toMatch(/^Price was not accepted/)
+    const before = await version()
+    await send(admin, '250', /hours the window/)
+    await send(admin, '48', /questions it includes/)
+    await send(admin, '5', /business hours/)
+    await send(admin, '8', /window start/)
+    expect(await version()).toBe(before)
+    const s2 = w.tg.mark()
+    await press(admin, 'st:sm:immediate')
+    expect((await w.tg.waitForSent(admin.id, /Created/, { since: s2 })).text).toContain('250')
+    const t = (await doc()).tariffs.find((x) => x.code === 'deep')!
+    expect(t).toMatchObject({ priceStars: 250, windowHours: 48, appeals: 5, slaBusinessHours: 8, paused: false })
+
+    const client = w.tg.user({ first_name: 'Dora', language_code: 'en' })
+    expect(await tariffList(client)).toContain('Deep dive — 250 ⭐')
+    const inv = await buy(w, client, 'deep')
+    expect(inv.amount).toBe(250)
+    expect(await preCheckout(w, client, inv)).toMatchObject({ ok: true })
+  })
+
+  it('edits a price (bad input first: named, nothing changed); the next invoice is at the new price', async () => {
+    const admin = w.tg.user({ id: ADMIN_ID, first_name: 'Ada', language_code: 'en' })
+    const v = await version()
+    await press(admin, `st:te:deep:priceStars:${v}`)
+    expect(await send(admin, '-5', /was not accepted/)).toMatch(/^Price was not accepted/)
+    expect(await send(admin, '100001', /was not accepted/)).toMatch(/^Price was not accepted/)
+    expect(await version()).toBe(v)
+    expect(await send(admin, '300', /Saved|Someone else/)).toBe('Saved. Price is now: 300')
+    const client = w.tg.user({ first_name: 'Eve', language_code: 'en' })
+    expect((await buy(w, client, 'deep')).amount).toBe(300)
+  })
+
+  it('pauses a tariff: clients no longer see it, its pay button and open invoice are refused', async () => {
+    const admin = w.tg.user({ id: ADMIN_ID, first_name: 'Ada', language_code: 'en' })
+    const client = w.tg.user({ first_name: 'Fay', language_code: 'en' })
+    const open = await buy(w, client, 'deep')
+    await press(admin, `st:tp:deep:${await version()}:1`)
+    expect((await doc()).tariffs.find((x) => x.code === 'deep')!.paused).toBe(true)
+    expect((await tariffList(client)).some((b) => b.includes('Deep dive'))).toBe(false)
+    const since = w.tg.mark()
+    const text = await press(client, `tf:buy:deep:${termsHash(w.t.desk.terms.version)}`)
+    expect(text).toMatch(/Sales of this tariff are paused/)
+    await inboxDrained(w.deps.db)
+    expect(w.tg.callsTo('sendInvoice', { chat_id: client.id }, { since })).toHaveLength(0)
+    expect(await preCheckout(w, client, open)).toMatchObject({ ok: false })
+    // Resumed: on sale again.
+    await press(admin, `st:tp:deep:${await version()}:0`)
+    expect(await tariffList(client)).toContain('Deep dive — 300 ⭐')
+  })
+
+  it('two admins editing the same price at once: one wins, the other is told the current value (20 rounds)', async () => {
+    const admin = w.tg.user({ id: ADMIN_ID, first_name: 'Ada', language_code: 'en' })
+    for (let round = 0; round < 20; round++) {
+      const v = await version()
+      await press(admin, `st:te:deep:priceStars:${v}`)
+      await press(admin2, `st:te:deep:priceStars:${v}`)
+      await inboxDrained(w.deps.db)
+      const [a, b] = [400 + 2 * round, 401 + 2 * round]
+      const [ra, rb] = await Promise.all([
+        send(admin, String(a), /Saved|Someone else/),
+        send(admin2, String(b), /Saved|Someone else/),
+      ])
+      const won = [ra, rb].filter((r) => r.startsWith('Saved'))
+      expect(won, `round ${round}: ${ra} / ${rb}`).toHaveLength(1)
+      const price = (await doc()).tariffs.find((x) => x.code === 'deep')!.priceStars
+      expect(price).toBe(ra.startsWith('Saved') ? a : b)
+      const lost = ra.startsWith('Saved') ? rb : ra
+      expect(lost).toBe(`Someone else changed the settings meanwhile, so nothing was saved. Price is now: ${price}`)
+      expect(await version()).toBe(v + 1)
+    }
+  })
+
+  it('adds a holiday (a bad date named, nothing changed) and removes it', async () => {
+    const admin = w.tg.user({ id: ADMIN_ID, first_name: 'Ada', language_code: 'en' })
+    const v = await version()
+    await press(admin, `st:hh:${v}`)
+    expect(await send(admin, '2027-13-01', /was not accepted/)).toMatch(/^Holiday was not accepted/)
+    expect(await version()).toBe(v)
+    expect(await send(admin, '2027-01-07', /Saved|Someone else/)).toMatch(/^Saved/)
+    expect((await doc()).schedule.holidays).toContain('2027-01-07')
+    expect(w.t.desk.schedule.holidays).toContain('2027-01-07')
+    await press(admin, `st:hx:2027-01-07:${await version()}`)
+    expect((await doc()).schedule.holidays).not.toContain('2027-01-07')
+  })
+})
