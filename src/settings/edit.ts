@@ -5,8 +5,8 @@ import {
   type DeskSettings,
   readDesk,
   SettingsConflict,
-  type SettingsIssue,
   SettingsInvalid,
+  type SettingsIssue,
 } from './settings'
 
 /**
@@ -28,6 +28,7 @@ export type EditOutcome =
   | { status: 'gone' }
 
 /** What a mutation returns: nothing (edited in place), or 'gone' when the object it names is not in the document. */
+// biome-ignore lint/suspicious/noConfusingVoidType: an edit changes the copy in place and returns nothing
 export type Edit = (doc: DeskConfig) => void | 'gone'
 
 class Forbidden extends Error {}

@@ -2,7 +2,7 @@ import { DateTime } from 'luxon'
 import { plan as planSchema } from '../config/plan.schema'
 import { interval as intervalSchema, isoDate } from '../config/primitives'
 import { type DeskConfig, type Language, tariffSchema } from '../config/schema'
-import { WEEKDAYS } from '../time/business-time'
+import type { WEEKDAYS } from '../time/business-time'
 import type { Edit } from './edit'
 
 /**
@@ -40,7 +40,9 @@ function num(text: string, field: string, int: boolean, schema: { safeParse(v: u
     return { ok: false, field, reason: int ? 'expected a whole number' : 'expected a number' }
   const n = Number(s)
   const r = schema.safeParse(n)
-  return r.success ? { ok: true, value: n } : { ok: false, field, reason: r.error.issues[0]?.message ?? 'invalid' }
+  return r.success
+    ? { ok: true, value: n }
+    : { ok: false, field, reason: r.error.issues[0]?.message ?? 'invalid' }
 }
 
 /** Reads "10:00-18:00, 19:00-21:00" (or "-" for a day off) into intervals. */
@@ -49,7 +51,8 @@ function intervals(text: string, field: string): Parsed {
   if (s === '-' || s === '—') return { ok: true, value: [] }
   const parts = s.split(/[\s,;]+/).filter(Boolean)
   for (const p of parts)
-    if (!intervalSchema.safeParse(p).success) return { ok: false, field, reason: `"${p}": expected "HH:MM-HH:MM"` }
+    if (!intervalSchema.safeParse(p).success)
+      return { ok: false, field, reason: `"${p}": expected "HH:MM-HH:MM"` }
   return parts.length ? { ok: true, value: parts } : { ok: false, field, reason: 'expected "HH:MM-HH:MM"' }
 }
 
@@ -81,7 +84,8 @@ export function parseAnswer(t: Target, text: string): Parsed {
     if (!day.ok) return day
     const hours = intervals(rest.join(' '), field)
     if (!hours.ok) return hours
-    if ((hours.value as string[]).length === 0) return { ok: false, field, reason: 'expected hours "HH:MM-HH:MM"' }
+    if ((hours.value as string[]).length === 0)
+      return { ok: false, field, reason: 'expected hours "HH:MM-HH:MM"' }
     return { ok: true, value: [day.value as string, ...(hours.value as string[])] }
   }
   const s = text.trim()
@@ -108,7 +112,8 @@ export function editFor(t: Target, value: Parsed & { ok: true }, lang: Language)
       return
     }
     if (t.kind === 'holiday') {
-      if (!doc.schedule.holidays.includes(v as string)) doc.schedule.holidays = [...doc.schedule.holidays, v as string].sort()
+      if (!doc.schedule.holidays.includes(v as string))
+        doc.schedule.holidays = [...doc.schedule.holidays, v as string].sort()
       return
     }
     if (t.kind === 'extra') {

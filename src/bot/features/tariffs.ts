@@ -87,7 +87,10 @@ function cardKeyboard(ctx: BotContext, tariff: TariffConfig, zone: string, now: 
 priv.callbackQuery(/^tf:show:([a-z0-9_-]{1,32})$/, async (ctx) => {
   const tariff = findTariff(ctx.desk, ctx.match[1]!)
   if (!tariff || tariff.paused) {
-    await ctx.answerCallbackQuery({ text: ctx.t(tariff ? 'order-refused-tariff-paused' : 'tariff-gone'), show_alert: true })
+    await ctx.answerCallbackQuery({
+      text: ctx.t(tariff ? 'order-refused-tariff-paused' : 'tariff-gone'),
+      show_alert: true,
+    })
     return showTariffs(ctx)
   }
   await ctx.answerCallbackQuery()

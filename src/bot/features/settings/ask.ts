@@ -21,10 +21,13 @@ const CANCEL = 'st:cancel'
 
 /** The next answer: its text, or null when the editor cancelled. */
 async function answer(conversation: Conv): Promise<string | null> {
-  const c = await conversation.waitUntil((u) => u.message?.text !== undefined || u.callbackQuery?.data === CANCEL, {
-    maxMilliseconds: WAIT_MS,
-    next: true,
-  })
+  const c = await conversation.waitUntil(
+    (u) => u.message?.text !== undefined || u.callbackQuery?.data === CANCEL,
+    {
+      maxMilliseconds: WAIT_MS,
+      next: true,
+    },
+  )
   if (c.callbackQuery) {
     await c.answerCallbackQuery()
     return null
@@ -60,7 +63,13 @@ async function editField(conversation: Conv, ctx: Context, target: Target, versi
     const r = await conversation.external(async (o: BotContext) => {
       const parsed = parseAnswer(target, text)
       if (!parsed.ok) return { retry: true, text: refusalText(o, parsed) }
-      const out: EditOutcome = await editDesk(o.deps.db, o.desk.botId, o.from!.id, version, editFor(target, parsed, o.lang))
+      const out: EditOutcome = await editDesk(
+        o.deps.db,
+        o.desk.botId,
+        o.from!.id,
+        version,
+        editFor(target, parsed, o.lang),
+      )
       return { retry: out.status === 'invalid', text: outcomeText(o, out, target) }
     })
     await ctx.reply(r.text, r.retry ? { reply_markup: kb } : {})
@@ -71,10 +80,15 @@ async function editField(conversation: Conv, ctx: Context, target: Target, versi
 type Step = 'code' | 'title' | 'priceStars' | 'windowHours' | 'appeals' | 'slaBusinessHours'
 const STEPS: Step[] = ['code', 'title', 'priceStars', 'windowHours', 'appeals', 'slaBusinessHours']
 
-function readStep(step: Step, text: string): { ok: true; value: string | number } | { ok: false; reason: string } {
+function readStep(
+  step: Step,
+  text: string,
+): { ok: true; value: string | number } | { ok: false; reason: string } {
   const s = text.trim()
   if (step === 'title')
-    return s && [...s].length <= 100 ? { ok: true, value: s } : { ok: false, reason: 'expected 1 to 100 characters' }
+    return s && [...s].length <= 100
+      ? { ok: true, value: s }
+      : { ok: false, reason: 'expected 1 to 100 characters' }
   let value: string | number = s
   if (step !== 'code') {
     const n = s.replace(',', '.')
@@ -116,10 +130,13 @@ async function newTariff(conversation: Conv, ctx: Context, version: number): Pro
     .row()
     .text(await say(conversation, 'st-btn-cancel'), CANCEL)
   await ctx.reply(await say(conversation, 'st-new-startMode'), { reply_markup: modes })
-  const m = await conversation.waitUntil((u) => /^st:(sm:(immediate|on_request)|cancel)$/.test(u.callbackQuery?.data ?? ''), {
-    maxMilliseconds: WAIT_MS,
-    next: true,
-  })
+  const m = await conversation.waitUntil(
+    (u) => /^st:(sm:(immediate|on_request)|cancel)$/.test(u.callbackQuery?.data ?? ''),
+    {
+      maxMilliseconds: WAIT_MS,
+      next: true,
+    },
+  )
   await m.answerCallbackQuery()
   const data = m.callbackQuery!.data!
   if (data === CANCEL) {

@@ -64,6 +64,14 @@ priv.command('settings', async (ctx) => {
   await ctx.reply(v.text, { reply_markup: v.kb })
 })
 
+/** A screen: the button answered, the view drawn from the settings as read. */
+function screen(re: RegExp, draw: (ctx: BotContext, s: DeskSettings) => View | undefined): void {
+  on(re, async (ctx, s) => {
+    await ctx.answerCallbackQuery()
+    await show(ctx, draw(ctx, s))
+  })
+}
+
 type Handler = (ctx: BotContext, s: DeskSettings, m: string[]) => Promise<unknown>
 
 /** A settings button: refused unless the presser is owner/admin of this desk now. */
@@ -76,7 +84,12 @@ function on(re: RegExp, h: Handler): void {
 }
 
 /** A write from a button: the outcome as a pop-up, then the screen as it is now. */
-async function write(ctx: BotContext, version: number, edit: Edit, redraw: (s: DeskSettings) => View | undefined) {
+async function write(
+  ctx: BotContext,
+  version: number,
+  edit: Edit,
+  redraw: (s: DeskSettings) => View | undefined,
+) {
   const out = await editDesk(ctx.deps.db, ctx.desk.botId, ctx.from!.id, version, edit)
   const alert = out.status !== 'done'
   await ctx.answerCallbackQuery({ text: outcomeText(ctx, out, undefined, 'st-done'), show_alert: alert })
@@ -94,8 +107,8 @@ const lang = (ctx: BotContext): Language => ctx.lang
 const CODE = '([a-z0-9][a-z0-9_-]{0,31})'
 const V = '(\\d{1,9})'
 
-on(/^st:home$/, async (ctx) => (await ctx.answerCallbackQuery(), show(ctx, homeView(tOf(ctx)))))
-on(/^st:tl$/, async (ctx, s) => (await ctx.answerCallbackQuery(), show(ctx, tariffListView(tOf(ctx), s, lang(ctx)))))
+screen(/^st:home$/, (ctx) => homeView(tOf(ctx)))
+screen(/^st:tl$/, (ctx, s) => tariffListView(tOf(ctx), s, lang(ctx)))
 on(new RegExp(`^st:t:${CODE}$`), async (ctx, s, m) => {
   await ctx.answerCallbackQuery()
   await show(ctx, tariffView(tOf(ctx), s, m[1]!, lang(ctx)))
@@ -134,7 +147,7 @@ on(new RegExp(`^st:te:${CODE}:(priceStars|title|appeals|windowHours):${V}$`), (c
 )
 on(new RegExp(`^st:tn:${V}$`), (ctx, _s, m) => enter(ctx, 'st-new-tariff', Number(m[1])))
 
-on(/^st:pl$/, async (ctx, s) => (await ctx.answerCallbackQuery(), show(ctx, planListView(tOf(ctx), s, lang(ctx)))))
+screen(/^st:pl$/, (ctx, s) => planListView(tOf(ctx), s, lang(ctx)))
 on(new RegExp(`^st:p:${CODE}$`), async (ctx, s, m) => {
   await ctx.answerCallbackQuery()
   await show(ctx, planView(tOf(ctx), s, m[1]!, lang(ctx)))
@@ -143,11 +156,11 @@ on(new RegExp(`^st:pe:${CODE}:(priceStars|title|questions):${V}$`), (ctx, _s, m)
   enter(ctx, 'st-edit', { kind: 'plan', code: m[1]!, field: m[2] } as Target, Number(m[3])),
 )
 
-on(/^st:h$/, async (ctx, s) => (await ctx.answerCallbackQuery(), show(ctx, hoursView(tOf(ctx), s))))
+screen(/^st:h$/, (ctx, s) => hoursView(tOf(ctx), s))
 on(new RegExp(`^st:hw:(mon|tue|wed|thu|fri|sat|sun):${V}$`), (ctx, _s, m) =>
   enter(ctx, 'st-edit', { kind: 'weekday', day: m[1] as Weekday } as Target, Number(m[2])),
 )
-on(/^st:hz$/, async (ctx, s) => (await ctx.answerCallbackQuery(), show(ctx, zonesView(tOf(ctx), s))))
+screen(/^st:hz$/, (ctx, s) => zonesView(tOf(ctx), s))
 on(new RegExp(`^st:hZ:(\\d{1,2}):${V}$`), async (ctx, _s, m) => {
   const zone = OFFERED_ZONES[Number(m[1])]
   if (!zone) return ctx.answerCallbackQuery({ text: ctx.t('button-outdated'), show_alert: true })
@@ -160,8 +173,12 @@ on(new RegExp(`^st:hZ:(\\d{1,2}):${V}$`), async (ctx, _s, m) => {
     (s) => hoursView(tOf(ctx), s),
   )
 })
-on(new RegExp(`^st:hh:${V}$`), (ctx, _s, m) => enter(ctx, 'st-edit', { kind: 'holiday' } as Target, Number(m[1])))
-on(new RegExp(`^st:he:${V}$`), (ctx, _s, m) => enter(ctx, 'st-edit', { kind: 'extra' } as Target, Number(m[1])))
+on(new RegExp(`^st:hh:${V}$`), (ctx, _s, m) =>
+  enter(ctx, 'st-edit', { kind: 'holiday' } as Target, Number(m[1])),
+)
+on(new RegExp(`^st:he:${V}$`), (ctx, _s, m) =>
+  enter(ctx, 'st-edit', { kind: 'extra' } as Target, Number(m[1])),
+)
 on(new RegExp(`^st:h([xX]):(\\d{4}-\\d{2}-\\d{2}):${V}$`), (ctx, _s, m) =>
   write(
     ctx,
@@ -174,10 +191,12 @@ on(new RegExp(`^st:h([xX]):(\\d{4}-\\d{2}-\\d{2}):${V}$`), (ctx, _s, m) =>
   ),
 )
 
-on(/^st:x$/, async (ctx, s) => (await ctx.answerCallbackQuery(), show(ctx, textsView(tOf(ctx), s))))
+screen(/^st:x$/, (ctx, s) => textsView(tOf(ctx), s))
 on(new RegExp(`^st:xe:(terms|privacy):(ru|en):${V}$`), (ctx, _s, m) =>
   enter(ctx, 'st-edit', { kind: 'text', which: m[1], lang: m[2] } as Target, Number(m[3])),
 )
 
 // A button of a settings question no longer open, or of a screen whose data no longer parses.
-priv.callbackQuery(/^st:/, (ctx) => ctx.answerCallbackQuery({ text: ctx.t('button-outdated'), show_alert: true }))
+priv.callbackQuery(/^st:/, (ctx) =>
+  ctx.answerCallbackQuery({ text: ctx.t('button-outdated'), show_alert: true }),
+)

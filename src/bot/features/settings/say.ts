@@ -33,11 +33,19 @@ export function refusalText(ctx: BotContext, r: Refusal): string {
   return ctx.t('st-invalid', { field: fieldName(ctx, r.field), reason: r.reason })
 }
 
-export function outcomeText(ctx: BotContext, out: EditOutcome, target?: Target, doneKey = 'st-saved'): string {
+export function outcomeText(
+  ctx: BotContext,
+  out: EditOutcome,
+  target?: Target,
+  doneKey = 'st-saved',
+): string {
   const field = target ? fieldName(ctx, fieldOf(target)) : ''
   switch (out.status) {
     case 'done':
-      return ctx.t(doneKey, { field, value: (target && currentValue(target, out.settings.doc, ctx.lang)) ?? '—' })
+      return ctx.t(doneKey, {
+        field,
+        value: (target && currentValue(target, out.settings.doc, ctx.lang)) ?? '—',
+      })
     case 'conflict':
       if (!target) return ctx.t('st-conflict-screen')
       return ctx.t('st-conflict', {

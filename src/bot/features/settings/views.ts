@@ -36,7 +36,10 @@ export function tariffListView(t: T, s: DeskSettings, lang: Language): View {
   const kb = new InlineKeyboard()
   for (const x of s.doc.tariffs)
     kb.text(
-      t(x.paused ? 'st-tariff-button-paused' : 'st-tariff-button', { title: title(x, s, lang), price: x.priceStars }),
+      t(x.paused ? 'st-tariff-button-paused' : 'st-tariff-button', {
+        title: title(x, s, lang),
+        price: x.priceStars,
+      }),
       `st:t:${x.code}`,
     ).row()
   kb.text(t('st-btn-new-tariff'), `st:tn:${s.version}`).row().text(t('st-btn-back'), 'st:home')
@@ -150,10 +153,9 @@ export function zonesView(t: T, s: DeskSettings): View {
 export function textsView(t: T, s: DeskSettings): View {
   const kb = new InlineKeyboard()
   for (const l of LANGUAGES)
-    kb.text(t('st-btn-terms', { lang: t(`st-lang-${l}`) }), `st:xe:terms:${l}:${s.version}`).text(
-      t('st-btn-privacy', { lang: t(`st-lang-${l}`) }),
-      `st:xe:privacy:${l}:${s.version}`,
-    ).row()
+    kb.text(t('st-btn-terms', { lang: t(`st-lang-${l}`) }), `st:xe:terms:${l}:${s.version}`)
+      .text(t('st-btn-privacy', { lang: t(`st-lang-${l}`) }), `st:xe:privacy:${l}:${s.version}`)
+      .row()
   kb.text(t('st-btn-back'), 'st:home')
   return { text: t('st-texts', { version: s.doc.terms.version }), kb }
 }
