@@ -1,7 +1,9 @@
 import type { User } from 'grammy/types'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { DeskConfig } from '../../src/config/schema'
 import { termsHash } from '../../src/orders/orders.service'
-import { readDesk } from '../../src/settings/settings'
+import { editDesk } from '../../src/settings/edit'
+import { changeDesk, readDesk } from '../../src/settings/settings'
 import { inboxDrained, startDeskWorld, type World } from '../support/fixtures'
 import { ADMIN_ID, buy, preCheckout, TEST_BOT_ID } from './payments-support'
 
@@ -73,7 +75,9 @@ describe('/settings', () => {
     await press(admin, `st:tn:${await version()}`)
     await w.tg.waitForSent(admin.id, /short code/, { since })
     expect(await send(admin, 'Deep!', /was not accepted/)).toMatch(/^Code was not accepted/)
-    expect(await send(admin, 'quick', /was not accepted|title/i)).toMatch(/^Code was not accepted: already used/)
+    expect(await send(admin, 'quick', /was not accepted|title/i)).toMatch(
+      /^Code was not accepted: already used/,
+    )
     await send(admin, 'deep', /title/)
     await send(admin, 'Deep dive', /price in whole Stars/)
     expect(await send(admin, 'lots', /was not accepted/)).toMatch(/^Price was not accepted/)
@@ -88,7 +92,13 @@ describe('/settings', () => {
     await press(admin, 'st:sm:immediate')
     expect((await w.tg.waitForSent(admin.id, /Created/, { since: s2 })).text).toContain('250')
     const t = (await doc()).tariffs.find((x) => x.code === 'deep')!
-    expect(t).toMatchObject({ priceStars: 250, windowHours: 48, appeals: 5, slaBusinessHours: 8, paused: false })
+    expect(t).toMatchObject({
+      priceStars: 250,
+      windowHours: 48,
+      appeals: 5,
+      slaBusinessHours: 8,
+      paused: false,
+    })
 
     const client = w.tg.user({ first_name: 'Dora', language_code: 'en' })
     expect(await tariffList(client)).toContain('Deep dive — 250 ⭐')
@@ -144,7 +154,9 @@ describe('/settings', () => {
       const price = (await doc()).tariffs.find((x) => x.code === 'deep')!.priceStars
       expect(price).toBe(ra.startsWith('Saved') ? a : b)
       const lost = ra.startsWith('Saved') ? rb : ra
-      expect(lost).toBe(`Someone else changed the settings meanwhile, so nothing was saved. Price is now: ${price}`)
+      expect(lost).toBe(
+        `Someone else changed the settings meanwhile, so nothing was saved. Price is now: ${price}`,
+      )
       expect(await version()).toBe(v + 1)
     }
   })
@@ -160,5 +172,44 @@ describe('/settings', () => {
     expect(w.t.desk.schedule.holidays).toContain('2027-01-07')
     await press(admin, `st:hx:2027-01-07:${await version()}`)
     expect((await doc()).schedule.holidays).not.toContain('2027-01-07')
+  })
+
+  it('the same write made again (a redelivered update) is already so; a different one on the old version is not', async () => {
+    const v = await version()
+    const pause = (doc: DeskConfig) => {
+      doc.tariffs.find((x) => x.code === 'later')!.paused = true
+    }
+    expect((await editDesk(w.deps.db, TEST_BOT_ID, ADMIN_ID, v, pause)).status).toBe('done')
+    expect((await editDesk(w.deps.db, TEST_BOT_ID, ADMIN_ID, v, pause)).status).toBe('done')
+    expect(await version()).toBe(v + 1)
+    const other = await editDesk(w.deps.db, TEST_BOT_ID, ADMIN_ID, v, (doc) => {
+      doc.tariffs.find((x) => x.code === 'later')!.priceStars = 151
+    })
+    expect(other.status).toBe('conflict')
+    expect(await version()).toBe(v + 1)
+    await editDesk(w.deps.db, TEST_BOT_ID, ADMIN_ID, v + 1, (doc) => {
+      doc.tariffs.find((x) => x.code === 'later')!.paused = false
+    })
+  })
+
+  it('an admin removed after the menu was drawn is refused at press time; nothing changes', async () => {
+    const v = await version()
+    const since = w.tg.mark()
+    await w.tg.push(TEST_BOT_ID, w.tg.command(admin2, '/settings'))
+    await w.tg.waitForSent(admin2.id, /Desk settings/, { since })
+    await changeDesk(w.deps.db, TEST_BOT_ID, { userId: ADMIN_ID, source: 'telegram' }, v, (d) => {
+      d.staff.admins = d.staff.admins.filter((a) => a !== ADMIN2_ID)
+    })
+    expect(await press(admin2, `st:tp:quick:${v + 1}:1`)).toMatch(/Only the desk's owner and admins/)
+    // Even with the right drawn before the removal, the write itself checks inside its transaction.
+    expect(
+      (
+        await editDesk(w.deps.db, TEST_BOT_ID, ADMIN2_ID, v + 1, (d) => {
+          d.tariffs[0]!.paused = true
+        })
+      ).status,
+    ).toBe('forbidden')
+    expect(await version()).toBe(v + 1)
+    expect((await doc()).tariffs.find((t) => t.code === 'quick')!.paused).toBe(false)
   })
 })
