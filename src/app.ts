@@ -89,7 +89,9 @@ export async function startApp(config: LoadedConfig, opts: AppOptions): Promise<
     cleanups.push(async () => stopWatch())
     // The desks' settings live in PostgreSQL (src/settings): seeded from the config at the first start, read from
     // the rows afterwards, and kept current in place while the process runs.
-    const settings = await DeskSettingsCache.start(handle.db, url, config.desks, log)
+    const settings = await DeskSettingsCache.start(handle.db, url, config.desks, log, {
+      source: config.source ?? 'file',
+    })
     cleanups.push(() => settings.stop())
 
     const jobs = Jobs.create(url, QUEUES, log, { schedule: role !== 'bot' })

@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from 'node:fs'
 import path from 'node:path'
 import { parse as parseYaml, YAMLParseError } from 'yaml'
 import type { z } from 'zod'
+import { firstRunDesk } from './defaults'
 import { type AppConfig, configSchema, type DeskConfig } from './schema'
 
 /** A problem that stops the start; its message is one line meant for the operator, never a stack trace. */
@@ -9,7 +10,14 @@ export class ConfigError extends Error {
   override name = 'ConfigError'
 }
 
+/**
+ * Read when it exists (or when CONFIG_FILE names another file). The repository ships an example next to it,
+ * config/consult-desk.example.yaml, that is never read unless named: a fresh clone started with only BOT_TOKEN
+ * starts the first-run desk (src/config/defaults.ts), not the example's placeholder group and staff.
+ */
 export const DEFAULT_CONFIG_FILE = 'config/consult-desk.yaml'
+/** What `file` says when no config file was read. */
+export const NO_CONFIG_FILE = '(no config file)'
 
 /** Secrets and endpoints: environment only, never the YAML file. */
 export interface Secrets {
@@ -32,6 +40,8 @@ export interface DeskRuntime extends DeskConfig {
 
 export interface LoadedConfig extends Omit<AppConfig, 'desks'> {
   file: string
+  /** 'defaults': no config file was read (a first run with only a token; src/config/defaults.ts). */
+  source?: 'file' | 'defaults'
   desks: DeskRuntime[]
   secrets: Secrets
 }
@@ -76,9 +86,19 @@ export function parseConfig(file: string, text: string): AppConfig {
 
 const TOKEN = /^(\d{5,16}):[A-Za-z0-9_-]{20,}$/
 
-export function loadConfig(env: NodeJS.ProcessEnv = process.env): LoadedConfig {
-  const file = env.CONFIG_FILE ?? DEFAULT_CONFIG_FILE
-  const abs = path.resolve(file)
+/** The bot's id in a token from @BotFather (the number before the colon), or undefined if it is not one. */
+export function botIdOf(token: string): number | undefined {
+  const m = TOKEN.exec(token)
+  return m ? Number(m[1]) : undefined
+}
+
+/** The config file to read: CONFIG_FILE, else config/consult-desk.yaml when it exists, else none. */
+export function configFileOf(env: NodeJS.ProcessEnv, cwd = process.cwd()): string | undefined {
+  if (env.CONFIG_FILE) return env.CONFIG_FILE
+  return existsSync(path.resolve(cwd, DEFAULT_CONFIG_FILE)) ? DEFAULT_CONFIG_FILE : undefined
+}
+
+function readConfigFile(abs: string, file: string): AppConfig {
   if (!existsSync(abs)) throw new ConfigError(`${file}: config file not found (set CONFIG_FILE or create it)`)
   let text: string
   try {
@@ -91,7 +111,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): LoadedConfig {
         : `${file}: cannot be read (${code ?? (e as Error).message})`,
     )
   }
-  const config = parseConfig(file, text)
+  return parseConfig(file, text)
+}
+
+/** The config of this process: the file (see configFileOf; relative to `cwd`) or the first-run defaults. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): LoadedConfig {
+  const named = configFileOf(env, cwd)
+  const file = named ?? NO_CONFIG_FILE
+  const config = named ? readConfigFile(path.resolve(cwd, named), named) : defaultConfig(env)
 
   const desks = config.desks.map((desk, i): DeskRuntime => {
     const token = env[desk.tokenEnv]
@@ -130,6 +157,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): LoadedConfig {
   return {
     ...config,
     file,
+    source: named ? 'file' : 'defaults',
     desks,
     secrets: {
       databaseUrl: env.DATABASE_URL || undefined,
@@ -139,6 +167,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): LoadedConfig {
       metricsToken: env.METRICS_TOKEN || undefined,
     },
   }
+}
+
+/** The whole config of a first run without a file: every default, and the first-run desk for BOT_TOKEN. */
+function defaultConfig(env: NodeJS.ProcessEnv): AppConfig {
+  const result = configSchema.safeParse({ desks: [firstRunDesk(env)] })
+  if (!result.success) throw new ConfigError(formatZodError(NO_CONFIG_FILE, result.error))
+  return result.data
 }
 
 /** Picks the text for a language, falling back to the desk default. */

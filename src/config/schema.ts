@@ -97,12 +97,16 @@ export const deskSchema = z
     /** Name of the environment variable holding this desk's bot token. */
     tokenEnv: z.string().regex(/^[A-Z][A-Z0-9_]*$/, 'expected an environment variable name'),
     defaultLanguage: language.default('ru'),
-    /** The staff supergroup with topics enabled; the bot is an admin there with can_manage_topics. */
-    staffChatId: z.number().int(),
+    /**
+     * The staff supergroup with topics enabled; the bot is an admin there with can_manage_topics. Unset on a desk
+     * being set up (a first run with only a token): nothing is sold and no topic is made until it is set.
+     */
+    staffChatId: z.number().int().optional(),
     staff: z.strictObject({
       /** The desk's owner: an admin who also manages staff (claimed with the one-time owner link; one of admins). */
       owner: z.number().int().positive().optional(),
-      admins: z.array(z.number().int().positive()).min(1),
+      /** Empty on a desk being set up (until the owner claims it). */
+      admins: z.array(z.number().int().positive()).default([]),
       experts: z.array(z.number().int().positive()).default([]),
       /**
        * Whether an anonymous admin of the staff group (posting as the group, sender_chat) acts as a desk admin.
@@ -111,7 +115,8 @@ export const deskSchema = z
       anonymousAdmins: z.boolean().default(false),
     }),
     schedule,
-    tariffs: z.array(tariff).min(1),
+    /** None on a desk being set up: the tariff list says the desk is not open for sale yet. */
+    tariffs: z.array(tariff).default([]),
     /** Support plans paid by a Stars subscription (src/subscriptions); none by default. */
     plans: z.array(plan).default([]),
     /** Hours after a period's end a renewal may still arrive before the plan lapses. */
@@ -181,6 +186,12 @@ export const deskSchema = z
           message: 'not one of staff.experts or staff.admins',
         })
     })
+    if (d.staffGroups?.length && d.staffChatId === undefined)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['staffChatId'],
+        message: 'required when staffGroups is set (the home group)',
+      })
     const chats = new Set<number>()
     d.staffGroups?.forEach((g, i) => {
       if (chats.has(g.chatId))

@@ -16,24 +16,42 @@ export interface StaffGroup {
 
 type GroupsOf = Pick<DeskRuntime, 'staffChatId' | 'staffGroups' | 'staff'>
 
-/** The groups that take new consultations. */
+/** Work that needs a staff group on a desk that has none yet (being set up): a job retries it later. */
+export class NoStaffGroup extends Error {
+  override name = 'NoStaffGroup'
+  constructor(slug: string) {
+    super(`desk ${slug} has no staff group yet`)
+  }
+}
+
+/** The groups that take new consultations (none on a desk being set up). */
 export function staffGroupsOf(desk: GroupsOf): StaffGroup[] {
   if (desk.staffGroups?.length) return desk.staffGroups
+  if (desk.staffChatId === undefined) return []
   return [{ chatId: desk.staffChatId, experts: desk.staff.experts }]
+}
+
+/** The desk's home group; NoStaffGroup on a desk being set up (callers that can skip check staffChatId first). */
+export function homeChat(desk: Pick<DeskRuntime, 'staffChatId' | 'slug'>): number {
+  if (desk.staffChatId === undefined) throw new NoStaffGroup(desk.slug)
+  return desk.staffChatId
 }
 
 /** The group a consultation's topic, card, summary and notices live in. */
 export function staffChatOf(
-  desk: Pick<DeskRuntime, 'staffChatId'>,
+  desk: Pick<DeskRuntime, 'staffChatId' | 'slug'>,
   c: { staff_chat_id: number | null },
 ): number {
-  return c.staff_chat_id ?? desk.staffChatId
+  return c.staff_chat_id ?? homeChat(desk)
 }
 
 /** Whether a chat is one of the desk's staff groups (the home group or a listed one). */
 export function isStaffGroup(desk: GroupsOf, chatId: number | undefined): boolean {
   if (chatId === undefined) return false
-  return chatId === desk.staffChatId || (desk.staffGroups ?? []).some((g) => g.chatId === chatId)
+  return (
+    (desk.staffChatId !== undefined && chatId === desk.staffChatId) ||
+    (desk.staffGroups ?? []).some((g) => g.chatId === chatId)
+  )
 }
 
 /**

@@ -1,5 +1,6 @@
 import { GrammyError } from 'grammy'
 import { sql } from 'kysely'
+import { homeChat } from '../config/staff-groups'
 import type { Deps } from '../deps'
 import { defineQueue } from '../jobs/queue'
 import { listUserOrders } from '../orders/orders.repository'
@@ -48,7 +49,7 @@ export async function handleDisputeTopic(deps: Deps, data: { disputeId: number }
     // A crash between createForumTopic and this update leaves an empty topic behind and the retry creates another;
     // the ticket only ever points at one.
     const topic = await api.createForumTopic(
-      desk.staffChatId,
+      homeChat(desk),
       deps.i18n.t(lang, 'dispute-topic-name', { ticket: String(d.id), name }).slice(0, 128),
       { icon_color: TOPIC_COLOR },
     )
@@ -109,7 +110,7 @@ export async function handleDisputeTopic(deps: Deps, data: { disputeId: number }
   }
   lines.push(t('dispute-card-promised', { by: formatInstant(d.reply_by, zone, lang) }))
   lines.push(t('dispute-card-help', { prefix: desk.internalNotePrefix }))
-  const m = await api.sendMessage(desk.staffChatId, lines.join('\n'), {
+  const m = await api.sendMessage(homeChat(desk), lines.join('\n'), {
     message_thread_id: d.thread_id!,
     reply_markup: {
       inline_keyboard: [
@@ -121,7 +122,7 @@ export async function handleDisputeTopic(deps: Deps, data: { disputeId: number }
       ],
     },
   })
-  await recordSent(deps.db, { key, botId: d.bot_id, chatId: desk.staffChatId, messageId: m.message_id })
+  await recordSent(deps.db, { key, botId: d.bot_id, chatId: homeChat(desk), messageId: m.message_id })
 }
 
 export async function handleDisputeNote(
@@ -138,13 +139,13 @@ export async function handleDisputeNote(
   const m = await deps
     .api(d.bot_id)
     .sendMessage(
-      desk.staffChatId,
+      homeChat(desk),
       deps.i18n.t(desk.defaultLanguage, 'dispute-client-added', { text: data.text }),
       {
         message_thread_id: d.thread_id,
       },
     )
-  await recordSent(deps.db, { key, botId: d.bot_id, chatId: desk.staffChatId, messageId: m.message_id })
+  await recordSent(deps.db, { key, botId: d.bot_id, chatId: homeChat(desk), messageId: m.message_id })
 }
 
 export async function handleDisputeRelay(
@@ -179,7 +180,7 @@ export async function handleDisputeCloseTopic(deps: Deps, data: { disputeId: num
   try {
     if (!(await sentBefore(deps.db, key))) {
       const m = await api.sendMessage(
-        desk.staffChatId,
+        homeChat(desk),
         deps.i18n.t(desk.defaultLanguage, 'dispute-topic-resolved', {
           ticket: String(d.id),
           state: d.state,
@@ -188,9 +189,9 @@ export async function handleDisputeCloseTopic(deps: Deps, data: { disputeId: num
         }),
         { message_thread_id: d.thread_id },
       )
-      await recordSent(deps.db, { key, botId: d.bot_id, chatId: desk.staffChatId, messageId: m.message_id })
+      await recordSent(deps.db, { key, botId: d.bot_id, chatId: homeChat(desk), messageId: m.message_id })
     }
-    await api.closeForumTopic(desk.staffChatId, d.thread_id)
+    await api.closeForumTopic(homeChat(desk), d.thread_id)
   } catch (err) {
     // Already closed, or deleted by a person: nothing left to do.
     if (isTopicUnusable(err) || (err instanceof GrammyError && /TOPIC_NOT_MODIFIED/.test(err.description)))

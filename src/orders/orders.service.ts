@@ -9,6 +9,7 @@ import type { Trx } from '../db/database'
 import { claimUpdate } from '../db/once'
 import type { Deps } from '../deps'
 import type { Outbox } from '../jobs/jobs'
+import { openForSale } from '../settings/setup'
 import { notify } from '../telegram/notify'
 import { isOpen, nextOpening } from '../time/business-time'
 import { deskSchedule } from '../time/schedule'
@@ -61,6 +62,8 @@ export type CreateOrderRefusal =
   | 'choose-start'
   /** "Start when the desk opens" names an opening that is no longer the next one (it came, or the hours changed). */
   | 'opening-changed'
+  /** The desk is being set up (no owner or no staff group, src/settings/setup.ts): nothing is sold. */
+  | 'not-open'
 
 export type CreateOrderResult =
   | {
@@ -90,6 +93,7 @@ export async function createOrder(
   desk: DeskRuntime,
   input: CreateOrderInput,
 ): Promise<CreateOrderResult> {
+  if (!openForSale(desk)) return { ok: false, code: 'not-open' }
   const tariff = findTariff(desk, input.tariffCode)
   if (!tariff) return { ok: false, code: 'tariff-unknown' }
   if (tariff.paused) return { ok: false, code: 'tariff-paused' }

@@ -112,8 +112,8 @@ export async function decidePreCheckoutInOneStatement(
 ): Promise<PreCheckoutDecision | undefined> {
   const orderId = parseOrderPayload(q.payload)
   if (orderId === undefined) return { ok: false, code: 'order-unknown' }
-  // Tariffs are read from the desk on every call (src/settings edits them in place); a handful of strings. A paused
-  // tariff is not among them: its open invoices are refused as no longer sold (tariff-unavailable).
+  // Tariffs are read from the desk on every call (a settings change replaces them in place, src/settings/cache.ts).
+  // A paused tariff is not among them: its open invoices are refused as no longer sold (tariff-unavailable).
   const tariffs = sellableTariffs(desk)
   const day = deskDay(desk, new Date())
   let row: HoldRow

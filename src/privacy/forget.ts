@@ -1,6 +1,7 @@
 import { sql } from 'kysely'
 import { audit } from '../audit/audit'
 import type { DeskRuntime } from '../config/load'
+import { homeChat } from '../config/staff-groups'
 import { claimUpdate } from '../db/once'
 import type { Deps } from '../deps'
 import { errorSummary } from '../jobs/jobs'
@@ -161,7 +162,7 @@ export async function runForgetTopic(deps: Deps, job: ForgetTopicJob): Promise<v
   if (await sentBefore(deps.db, job.key)) return
   const desk = deps.desk(job.botId)
   const api = deps.api(job.botId)
-  const chat = job.chatId ?? desk.staffChatId
+  const chat = job.chatId ?? homeChat(desk)
   const text = deps.i18n.t(desk.defaultLanguage, 'privacy-topic-forgotten', {
     id: String(job.consultationId),
   })

@@ -1,6 +1,6 @@
 import { DateTime } from 'luxon'
 import type { DeskRuntime } from '../config/load'
-import { isStaffGroup, staffGroupsOf } from '../config/staff-groups'
+import { homeChat, isStaffGroup, staffGroupsOf } from '../config/staff-groups'
 import { clockNow } from '../db/clock'
 import type { Db } from '../db/database'
 import { formatInstant } from '../time/format'
@@ -125,13 +125,13 @@ export async function reportFor(
   db: Db,
   desk: DeskRuntime,
   args: string,
-  chatId: number = desk.staffChatId,
+  chatId: number = homeChat(desk),
 ): Promise<{ ok: true; report: Report; now: Date } | { ok: false }> {
   const now = await clockNow(db)
   const range = parseReportRange(args, desk, now)
   if (!range.ok) return { ok: false }
   // In the home group: the whole desk; in another staff group: that group's consultations.
-  const home = desk.staffChatId
+  const home = homeChat(desk)
   const scope =
     chatId === home ? { home, groupCount: staffGroupsOf(desk).length } : { group: { chatId, home } }
   return { ok: true, report: await buildReport(db, desk.botId, range.from, range.to, scope), now }

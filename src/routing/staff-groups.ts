@@ -1,6 +1,6 @@
 import { sql } from 'kysely'
 import type { DeskRuntime } from '../config/load'
-import { staffGroupsOf } from '../config/staff-groups'
+import { NoStaffGroup, staffGroupsOf } from '../config/staff-groups'
 import type { Db, Trx } from '../db/database'
 
 /**
@@ -17,6 +17,7 @@ export async function chooseStaffGroup(
   consultationId?: number,
 ): Promise<number> {
   const groups = staffGroupsOf(desk)
+  if (groups.length === 0) throw new NoStaffGroup(`of bot ${desk.botId}`)
   if (ownerId != null) {
     const own = groups.find((g) => g.experts.includes(ownerId))
     if (own) return own.chatId

@@ -108,9 +108,22 @@ export class DeskSettingsCache {
     this.hooks.push(hook)
   }
 
-  /** Reads every desk's row and applies the newer ones. */
+  /** Reads every desk's version and the rows of the newer ones, and applies them. */
   async refreshAll(): Promise<void> {
-    await Promise.all([...this.desks.keys()].map((id) => this.refresh(id)))
+    let rows: { bot_id: number; version: number }[]
+    try {
+      rows = await this.db
+        .selectFrom('desk_settings')
+        .select(['bot_id', 'version'])
+        .where('bot_id', 'in', [...this.desks.keys()])
+        .execute()
+    } catch (err) {
+      if (!this.warned) this.log.warn({ err: (err as Error).message }, 'settings: cannot read the versions')
+      this.warned = true
+      return
+    }
+    const newer = rows.filter((r) => r.version > (this.desks.get(r.bot_id)?.settingsVersion ?? 0))
+    await Promise.all(newer.map((r) => this.refresh(r.bot_id)))
   }
 
   /** Reads one desk's row and applies it when newer; one read at a time per desk. */

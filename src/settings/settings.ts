@@ -202,28 +202,49 @@ export async function seedDesk(
 ): Promise<DeskSettings & { seeded: boolean }> {
   const valid = validateDesk(doc)
   return db.transaction().execute(async (trx) => {
-    const inserted = await trx
-      .insertInto('desk_settings')
-      .values({ bot_id: botId, version: 1, doc: JSON.stringify(valid), updated_by: null, source: 'seed' })
-      .onConflict((oc) => oc.column('bot_id').doNothing())
-      .returning('version')
-      .executeTakeFirst()
-    if (!inserted) {
-      const current = await readDesk(trx, botId)
-      if (!current) throw new SettingsMissing(botId)
-      return { ...current, seeded: false }
-    }
-    await recordTerms(trx, botId, valid)
-    await audit(trx, {
-      botId,
-      actorId: null,
-      action: 'settings.seeded',
-      subjectType: 'desk_settings',
-      subjectId: botId,
-      details: { source: 'seed', to: 1 },
-    })
-    return { version: 1, doc: valid, seeded: true }
+    if (await createDeskIn(trx, botId, valid, { userId: null, source: 'seed' }))
+      return { version: 1, doc: valid, seeded: true }
+    const current = await readDesk(trx, botId)
+    if (!current) throw new SettingsMissing(botId)
+    return { ...current, seeded: false }
   })
+}
+
+/**
+ * The first row of a desk (version 1) with its terms and an audit row (`settings.seeded`, or `settings.created`
+ * for an import); false when the desk has a row already (nothing written).
+ */
+export async function createDeskIn(
+  trx: Transaction<Database>,
+  botId: number,
+  doc: DeskConfig,
+  actor: SettingsActor,
+): Promise<boolean> {
+  const valid = validateDesk(doc)
+  const inserted = await trx
+    .insertInto('desk_settings')
+    .values({
+      bot_id: botId,
+      version: 1,
+      doc: JSON.stringify(valid),
+      updated_by: actor.userId,
+      source: actor.source,
+    })
+    .onConflict((oc) => oc.column('bot_id').doNothing())
+    .returning('version')
+    .executeTakeFirst()
+  if (!inserted) return false
+  await recordTerms(trx, botId, valid)
+  await audit(trx, {
+    botId,
+    actorId: actor.userId,
+    action: actor.source === 'seed' ? 'settings.seeded' : 'settings.created',
+    subjectType: 'desk_settings',
+    subjectId: botId,
+    details: { source: actor.source, to: 1 },
+  })
+  await notify(trx, botId, 1)
+  return true
 }
 
 /** The top-level keys whose values differ. */

@@ -33,13 +33,17 @@ export interface Notification {
 export const notifyQueue = defineQueue<Notification>('tg.notify', {}, 2)
 export const notifyGroupQueue = defineQueue<Notification>('tg.notify.group', { expireInSeconds: 600 }, 1)
 
-/** Enqueue in the caller's transaction. The dedupe key is checked by the handler (outbound_message). */
-export function notify(outbox: Outbox, n: Notification) {
-  return outbox.send(n.chatId < 0 ? notifyGroupQueue : notifyQueue, n)
+/**
+ * Enqueue in the caller's transaction. The dedupe key is checked by the handler (outbound_message). A notice to
+ * the staff group of a desk that has none yet (`chatId` undefined: being set up) is dropped: nobody to tell.
+ */
+export function notify(outbox: Outbox, n: Omit<Notification, 'chatId'> & { chatId: number | undefined }) {
+  if (n.chatId === undefined) return Promise.resolve(null)
+  return outbox.send(n.chatId < 0 ? notifyGroupQueue : notifyQueue, { ...n, chatId: n.chatId })
 }
 
 /** A notification on its own (a reply with nothing else to commit): the outbox in a transaction of its own. */
-export function notifyNow(deps: Pick<Deps, 'db' | 'jobs'>, n: Notification) {
+export function notifyNow(deps: Pick<Deps, 'db' | 'jobs'>, n: Parameters<typeof notify>[1]) {
   return deps.jobs.transaction(deps.db, (_trx, outbox) => notify(outbox, n))
 }
 

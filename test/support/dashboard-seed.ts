@@ -304,7 +304,7 @@ export async function seedDashboard(
           request_id: `seed-draft:${desk.botId}:${c.id}:${d}`,
           requested_by: expert,
           source: 'command',
-          source_chat_id: desk.staffChatId,
+          source_chat_id: desk.staffChatId!,
           source_message_id: 1000 + messageId + d,
           state: 'sent',
           model: 'gpt-4o-mini',

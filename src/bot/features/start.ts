@@ -2,7 +2,9 @@ import { Composer, InlineKeyboard } from 'grammy'
 import { recordStart } from '../../clients/clients.service'
 import { pick } from '../../config/load'
 import { sellableTariffs } from '../../orders/tariffs'
+import { openForSale } from '../../settings/setup'
 import type { BotContext } from '../context'
+import { notOpenText } from './tariffs'
 
 export const startFeature = new Composer<BotContext>()
 const priv = startFeature.chatType('private')
@@ -11,18 +13,20 @@ priv.command('start', async (ctx) => {
   const { deps, desk } = ctx
   const first = await recordStart(deps.db, desk.botId, ctx.update.update_id, ctx.from)
   if (!first) return
-  const lines = sellableTariffs(desk).map((t) =>
+  const welcome = ctx.t('welcome', {
+    name: ctx.from.first_name,
+    desk: pick(desk.name, ctx.lang, desk.defaultLanguage),
+  })
+  // A desk being set up (src/settings/setup.ts) sells nothing yet.
+  const onSale = sellableTariffs(desk)
+  if (!openForSale(desk) || onSale.length === 0)
+    return void (await ctx.reply([welcome, '', notOpenText(ctx)].join('\n')))
+  const lines = onSale.map((t) =>
     ctx.t('tariff-line', { title: pick(t.title, ctx.lang, desk.defaultLanguage), price: t.priceStars }),
   )
-  await ctx.reply(
-    [
-      ctx.t('welcome', { name: ctx.from.first_name, desk: pick(desk.name, ctx.lang, desk.defaultLanguage) }),
-      '',
-      ctx.t('welcome-tariffs'),
-      ...lines,
-    ].join('\n'),
-    { reply_markup: new InlineKeyboard().text(ctx.t('btn-tariffs'), 'tf:list') },
-  )
+  await ctx.reply([welcome, '', ctx.t('welcome-tariffs'), ...lines].join('\n'), {
+    reply_markup: new InlineKeyboard().text(ctx.t('btn-tariffs'), 'tf:list'),
+  })
 })
 
 priv.command('help', (ctx) => ctx.reply(ctx.t('help')))

@@ -8,6 +8,7 @@ import { findTariff, sellableTariffs, upcomingSlots } from '../../orders/tariffs
 import { closedUntil, closedWarning, invoiceTexts, openingStartText, tariffCard } from '../../payments/offer'
 import { orderPayload } from '../../payments/payload'
 import { XTR } from '../../payments/pre-checkout'
+import { openForSale } from '../../settings/setup'
 import { formatInstant } from '../../time/format'
 import type { BotContext } from '../context'
 
@@ -51,7 +52,14 @@ async function show(ctx: BotContext, text: string, keyboard: InlineKeyboard): Pr
 }
 
 export async function showTariffs(ctx: BotContext): Promise<void> {
+  // A desk being set up (src/settings/setup.ts) sells nothing yet: the client is told so, with no buttons.
+  if (!openForSale(ctx.desk) || sellableTariffs(ctx.desk).length === 0)
+    return show(ctx, notOpenText(ctx), new InlineKeyboard())
   await show(ctx, ctx.t('tariffs-intro'), listKeyboard(ctx))
+}
+
+export function notOpenText(ctx: BotContext): string {
+  return ctx.t('desk-not-open', { desk: pick(ctx.desk.name, ctx.lang, ctx.desk.defaultLanguage) })
 }
 
 priv.command('tariffs', showTariffs)
@@ -86,6 +94,10 @@ function cardKeyboard(ctx: BotContext, tariff: TariffConfig, zone: string, now: 
 
 priv.callbackQuery(/^tf:show:([a-z0-9_-]{1,32})$/, async (ctx) => {
   const tariff = findTariff(ctx.desk, ctx.match[1]!)
+  if (!openForSale(ctx.desk)) {
+    await ctx.answerCallbackQuery()
+    return showTariffs(ctx)
+  }
   if (!tariff || tariff.paused) {
     await ctx.answerCallbackQuery({
       text: ctx.t(tariff ? 'order-refused-tariff-paused' : 'tariff-gone'),
@@ -161,7 +173,7 @@ priv.callbackQuery(/^tf:buy:([a-z0-9_-]{1,32}):([A-Za-z0-9_-]{8})(?::(\d{1,12}|n
     // The client sees what is current: the list for a removed tariff, the card (new terms, the desk's hours now)
     // otherwise.
     const tariff = findTariff(desk, ctx.match[1]!)
-    if (!tariff || tariff.paused) return showTariffs(ctx)
+    if (!tariff || tariff.paused || r.code === 'not-open') return showTariffs(ctx)
     const zone = await clientZone(deps.db, desk, ctx.from.id)
     const now = new Date()
     return ctx.reply(tariffCard(t(ctx), desk, tariff, ctx.lang, now, zone), {

@@ -188,3 +188,6 @@ waitlist-already = 🔔 You are already on the waitlist for the start {$at}: num
 waitlist-refused-gone = This start is not offered any more.
 waitlist-refused-not-full = This start has a free place right now: you can book it directly.
 waitlist-place-free = 🔔 A place has freed up for “{$title}” starting {$at}. Book it in /tariffs while it is free: the first to pay gets it.
+# A desk being set up (issue 24): nothing is sold until it has an owner, a staff group and a tariff.
+desk-not-open = {$desk} is not taking orders yet: nothing can be bought here until it is set up. Please come back later.
+order-refused-not-open = Nothing can be bought here yet; nothing was charged.

@@ -193,3 +193,6 @@ waitlist-already = 🔔 Вы уже в очереди на старт {$at}: н�
 waitlist-refused-gone = Этот старт больше не предлагается.
 waitlist-refused-not-full = На этот старт сейчас есть свободное место: его можно забронировать сразу.
 waitlist-place-free = 🔔 Освободилось место на «{$title}» со стартом {$at}. Забронируйте в /tariffs, пока оно свободно: место достанется тому, кто оплатит первым.
+# A desk being set up (issue 24): nothing is sold until it has an owner, a staff group and a tariff.
+desk-not-open = «{$desk}» пока не принимает заказы: купить здесь ничего нельзя, пока всё не настроено. Загляните позже.
+order-refused-not-open = Здесь пока ничего нельзя купить; ничего не списано.
