@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { DeskConfig } from '../../src/config/schema'
 import { termsHash } from '../../src/orders/orders.service'
 import { editDesk } from '../../src/settings/edit'
-import { changeDesk, readDesk } from '../../src/settings/settings'
+import { changeDesk, readDesk, termsText } from '../../src/settings/settings'
 import { inboxDrained, startDeskWorld, type World } from '../support/fixtures'
 import { ADMIN_ID, buy, preCheckout, TEST_BOT_ID } from './payments-support'
 
@@ -170,7 +170,12 @@ describe('/settings', () => {
     expect(await send(admin, '2027-01-07', /Saved|Someone else/)).toMatch(/^Saved/)
     expect((await doc()).schedule.holidays).toContain('2027-01-07')
     expect(w.t.desk.schedule.holidays).toContain('2027-01-07')
+    const since = w.tg.mark()
+    await press(admin, `st:h`)
+    const screen = await w.tg.waitFor('editMessageText', { chat_id: admin.id }, { since })
+    expect((screen.payload as { text: string }).text).toMatch(/time zone: Moscow[\s\S]*Holidays: 2027-01-07/)
     await press(admin, `st:hx:2027-01-07:${await version()}`)
+    await w.tg.waitFor('editMessageText', (p) => /Holidays: —/.test(p.text ?? ''), { since })
     expect((await doc()).schedule.holidays).not.toContain('2027-01-07')
   })
 
@@ -211,5 +216,16 @@ describe('/settings', () => {
     ).toBe('forbidden')
     expect(await version()).toBe(v + 1)
     expect((await doc()).tariffs.find((t) => t.code === 'quick')!.paused).toBe(false)
+  })
+
+  it('a new English terms text is a new terms version; the old text stays readable for orders sold under it', async () => {
+    const admin = w.tg.user({ id: ADMIN_ID, first_name: 'Ada', language_code: 'en' })
+    const before = (await doc()).terms
+    await press(admin, `st:xe:terms:en:${await version()}`)
+    expect(await send(admin, 'Answers within a business day.', /Saved|Someone else/)).toMatch(/^Saved/)
+    const after = (await doc()).terms
+    expect(after.version).not.toBe(before.version)
+    expect(after.text).toEqual({ ...before.text, en: 'Answers within a business day.' })
+    expect(await termsText(w.deps.db, TEST_BOT_ID, before.version)).toEqual(before.text)
   })
 })

@@ -17,6 +17,9 @@ export interface View {
   kb: InlineKeyboard
 }
 
+/** A zone as a city name (the client's time zone picker's words); the zone itself where there is none. */
+const zoneName = (t: T, zone: string) => t('tz-city', { zone: zone.replaceAll('/', '-'), name: zone })
+
 export function homeView(t: T): View {
   return {
     text: t('st-home'),
@@ -130,7 +133,7 @@ export function hoursView(t: T, s: DeskSettings): View {
   const extra = Object.entries(sch.extraWorkingDays).map(([d, h]) => `${d} ${h.join(', ')}`)
   return {
     text: [
-      t('st-hours', { zone: t('tz-city', { zone: sch.timezone }) }),
+      t('st-hours', { zone: zoneName(t, sch.timezone) }),
       ...days,
       '',
       t('st-holidays', { dates: sch.holidays.join(', ') || '—' }),
@@ -143,11 +146,11 @@ export function hoursView(t: T, s: DeskSettings): View {
 export function zonesView(t: T, s: DeskSettings): View {
   const kb = new InlineKeyboard()
   OFFERED_ZONES.forEach((z, i) => {
-    kb.text(t('tz-city', { zone: z }), `st:hZ:${i}:${s.version}`)
+    kb.text(zoneName(t, z), `st:hZ:${i}:${s.version}`)
     if (i % 2 === 1) kb.row()
   })
   kb.row().text(t('st-btn-back'), 'st:h')
-  return { text: t('st-zone-pick', { zone: t('tz-city', { zone: s.doc.schedule.timezone }) }), kb }
+  return { text: t('st-zone-pick', { zone: zoneName(t, s.doc.schedule.timezone) }), kb }
 }
 
 export function textsView(t: T, s: DeskSettings): View {
