@@ -4,7 +4,7 @@ import type { DeskConfig } from '../../src/config/schema'
 import { termsHash } from '../../src/orders/orders.service'
 import { editDesk } from '../../src/settings/edit'
 import { changeDesk, readDesk, termsText } from '../../src/settings/settings'
-import { inboxDrained, startDeskWorld, type World } from '../support/fixtures'
+import { eventually, inboxDrained, startDeskWorld, type World } from '../support/fixtures'
 import { ADMIN_ID, buy, preCheckout, TEST_BOT_ID } from './payments-support'
 
 /**
@@ -227,5 +227,29 @@ describe('/settings', () => {
     expect(after.version).not.toBe(before.version)
     expect(after.text).toEqual({ ...before.text, en: 'Answers within a business day.' })
     expect(await termsText(w.deps.db, TEST_BOT_ID, before.version)).toEqual(before.text)
+  })
+
+  it('sets a weekday (a bad interval named, nothing changed), a day off, and the time zone', async () => {
+    const admin = w.tg.user({ id: ADMIN_ID, first_name: 'Ada', language_code: 'en' })
+    const v = await version()
+    await press(admin, `st:hw:sat:${v}`)
+    expect(await send(admin, '10:00-14:00, 25:00-26:00', /was not accepted/)).toMatch(
+      /^Hours was not accepted: "25:00-26:00"/,
+    )
+    expect(await version()).toBe(v)
+    expect(await send(admin, '10:00-14:00, 15:00-17:00', /Saved|Someone else/)).toBe(
+      'Saved. Hours is now: 10:00-14:00, 15:00-17:00',
+    )
+    await press(admin, `st:hw:sun:${await version()}`)
+    expect(await send(admin, '-', /Saved|Someone else/)).toBe('Saved. Hours is now: -')
+    const weekly = (await doc()).schedule.weekly
+    expect(weekly.sat).toEqual(['10:00-14:00', '15:00-17:00'])
+    expect(weekly.sun).toBeUndefined()
+    await press(admin, `st:hZ:0:${await version()}`)
+    expect((await doc()).schedule.timezone).toBe('Europe/Kaliningrad')
+    await eventually(
+      async () => w.t.desk.schedule.timezone === 'Europe/Kaliningrad',
+      'the desk to take the zone',
+    )
   })
 })
