@@ -4,8 +4,10 @@ import type { DeskConfig } from '../../src/config/schema'
 import { termsHash } from '../../src/orders/orders.service'
 import { editDesk } from '../../src/settings/edit'
 import { changeDesk, readDesk, termsText } from '../../src/settings/settings'
+import { planTermsHash } from '../../src/subscriptions/plans'
 import { eventually, inboxDrained, startDeskWorld, type World } from '../support/fixtures'
 import { ADMIN_ID, buy, preCheckout, TEST_BOT_ID } from './payments-support'
+import { plan } from './subscriptions-support'
 
 /**
  * /settings (issue 24, part 5) through the Bot API stand-in on a real database: the admins edit the desk in their
@@ -21,6 +23,7 @@ beforeAll(async () => {
     expert: false,
     configure: (c) => {
       c.desks[0]!.staff.admins.push(ADMIN2_ID)
+      c.desks[0]!.plans = [plan({ code: 'basic', priceStars: 500, questions: 3 })]
     },
   })
   admin2 = w.tg.user({ id: ADMIN2_ID, first_name: 'Bea', language_code: 'en' })
@@ -251,5 +254,25 @@ describe('/settings', () => {
       async () => w.t.desk.schedule.timezone === 'Europe/Kaliningrad',
       'the desk to take the zone',
     )
+  })
+
+  it('pauses a plan: not offered to new subscribers, its subscribe button refused; resumed, offered again', async () => {
+    const admin = w.tg.user({ id: ADMIN_ID, first_name: 'Ada', language_code: 'en' })
+    const client = w.tg.user({ first_name: 'Gus', language_code: 'en' })
+    const basic = (await doc()).plans.find((p) => p.code === 'basic')!
+    await press(admin, `st:pp:basic:${await version()}:1`)
+    expect((await doc()).plans.find((p) => p.code === 'basic')!.paused).toBe(true)
+    await eventually(async () => w.t.desk.plans[0]!.paused === true, 'the desk to take the pause')
+    const since = w.tg.mark()
+    await w.tg.push(TEST_BOT_ID, w.tg.command(client, '/plan'))
+    await w.tg.waitForSent(client.id, /./, { since })
+    await inboxDrained(w.deps.db)
+    expect(w.tg.texts(client.id, { since }).some((t) => t?.includes('Plan basic'))).toBe(false)
+    expect(await press(client, `sub:buy:basic:${planTermsHash(basic)}`)).toMatch(/paused/)
+    expect(
+      w.tg.callsTo(['sendInvoice', 'createInvoiceLink'], { chat_id: client.id }, { since }),
+    ).toHaveLength(0)
+    await press(admin, `st:pp:basic:${await version()}:0`)
+    expect((await doc()).plans.find((p) => p.code === 'basic')!.paused).toBe(false)
   })
 })

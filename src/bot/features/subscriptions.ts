@@ -91,7 +91,7 @@ function planCard(ctx: BotContext, p: PlanConfig): string {
 }
 
 async function showPlans(ctx: BotContext): Promise<void> {
-  const plans = ctx.desk.plans
+  const plans = ctx.desk.plans.filter((p) => !p.paused)
   if (plans.length === 0) {
     await ctx.reply(ctx.t('plan-none-offered'))
     return
@@ -213,7 +213,11 @@ priv.callbackQuery(/^sub:(upgrade|change)$/, async (ctx) => {
   if (v?.state !== 'active' || !current) return ctx.reply(ctx.t('plan-refused-not-subscribed'))
   const up = ctx.match[1] === 'upgrade'
   const options = ctx.desk.plans.filter((p) =>
-    up ? p.questions > current.questions && p.priceStars > current.priceStars : p.code !== current.code,
+    p.paused
+      ? false
+      : up
+        ? p.questions > current.questions && p.priceStars > current.priceStars
+        : p.code !== current.code,
   )
   if (options.length === 0) return ctx.reply(ctx.t(up ? 'plan-no-upgrade' : 'plan-no-change'))
   const kb = new InlineKeyboard()

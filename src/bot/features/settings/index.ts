@@ -152,6 +152,18 @@ on(new RegExp(`^st:p:${CODE}$`), async (ctx, s, m) => {
   await ctx.answerCallbackQuery()
   await show(ctx, planView(tOf(ctx), s, m[1]!, lang(ctx)))
 })
+on(new RegExp(`^st:pp:${CODE}:${V}:([01])$`), (ctx, _s, m) =>
+  write(
+    ctx,
+    Number(m[2]),
+    (doc) => {
+      const p = doc.plans.find((y) => y.code === m[1])
+      if (!p) return 'gone'
+      p.paused = m[3] === '1'
+    },
+    (s) => planView(tOf(ctx), s, m[1]!, lang(ctx)),
+  ),
+)
 on(new RegExp(`^st:pe:${CODE}:(priceStars|title|questions):${V}$`), (ctx, _s, m) =>
   enter(ctx, 'st-edit', { kind: 'plan', code: m[1]!, field: m[2] } as Target, Number(m[3])),
 )

@@ -8,7 +8,7 @@ import { OFFERED_ZONES } from '../../../time/client-time'
  * What /settings shows: each screen drawn from the settings row as read (its version goes into every button that
  * writes, so a write is made against what the editor saw). Callback data (all under 64 bytes):
  * st:home | st:tl | st:t:<code> | st:tp:<code>:<v>:<0|1> | st:td:<code>:<v> | st:tD:<code>:<v> | st:te:<code>:<f>:<v>
- * | st:tn:<v> | st:pl | st:p:<code> | st:pe:<code>:<f>:<v> | st:h | st:hw:<day>:<v> | st:hz | st:hZ:<i>:<v>
+ * | st:tn:<v> | st:pl | st:p:<code> | st:pe:<code>:<f>:<v> | st:pp:<code>:<v>:<0|1> | st:h | st:hw:<day>:<v> | st:hz | st:hZ:<i>:<v>
  * | st:hh:<v> | st:hx:<date>:<v> | st:he:<v> | st:hX:<date>:<v> | st:x | st:xe:<terms|privacy>:<lang>:<v> | st:cancel
  */
 export type T = (key: string, params?: Record<string, string | number>) => string
@@ -92,7 +92,13 @@ export function deleteConfirmView(t: T, s: DeskSettings, code: string, lang: Lan
 export function planListView(t: T, s: DeskSettings, lang: Language): View {
   const kb = new InlineKeyboard()
   for (const p of s.doc.plans)
-    kb.text(t('st-plan-button', { title: title(p, s, lang), price: p.priceStars }), `st:p:${p.code}`).row()
+    kb.text(
+      t(p.paused ? 'st-plan-button-paused' : 'st-plan-button', {
+        title: title(p, s, lang),
+        price: p.priceStars,
+      }),
+      `st:p:${p.code}`,
+    ).row()
   kb.text(t('st-btn-back'), 'st:home')
   return { text: t('st-plans', { count: s.doc.plans.length }), kb }
 }
@@ -102,12 +108,19 @@ export function planView(t: T, s: DeskSettings, code: string, lang: Language): V
   if (!p) return undefined
   const v = s.version
   return {
-    text: t('st-plan', { title: title(p, s, lang), price: p.priceStars, questions: p.questions }),
+    text: t('st-plan', {
+      title: title(p, s, lang),
+      state: t(p.paused ? 'st-plan-state-paused' : 'st-state-on-sale'),
+      price: p.priceStars,
+      questions: p.questions,
+    }),
     kb: new InlineKeyboard()
       .text(t('st-btn-price'), `st:pe:${code}:priceStars:${v}`)
       .text(t('st-btn-title'), `st:pe:${code}:title:${v}`)
       .row()
       .text(t('st-btn-questions'), `st:pe:${code}:questions:${v}`)
+      .row()
+      .text(t(p.paused ? 'st-btn-resume' : 'st-btn-pause'), `st:pp:${code}:${v}:${p.paused ? 0 : 1}`)
       .row()
       .text(t('st-btn-back'), 'st:pl'),
   }

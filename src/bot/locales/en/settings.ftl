@@ -55,7 +55,9 @@ st-plans = { $count ->
        *[other] { $count } plans. A new price applies to new subscriptions only; current subscribers keep theirs.
     }
 st-plan-button = { $title } — { $price } ⭐ / 30 days
-st-plan = { $title }
+st-plan-button-paused = ⏸ { $title } — { $price } ⭐ / 30 days
+st-plan-state-paused = paused: not offered to new subscribers; current subscriptions renew as bought
+st-plan = { $title } ({ $state })
     Price: { $price } ⭐ per 30 days (new subscriptions only)
     Questions per period: { $questions }
 
@@ -125,3 +127,4 @@ st-field-text = Text
 st-field-privacy = Privacy
 
 order-refused-tariff-paused = Sales of this tariff are paused; nothing was charged. See /tariffs for what is on offer.
+plan-refused-plan-paused = New subscriptions to this plan are paused. See /plan for what is on offer.

@@ -58,7 +58,9 @@ st-plans = { $count ->
        *[many] { $count } планов. Новая цена действует только для новых подписок; у текущих подписчиков она прежняя.
     }
 st-plan-button = { $title } — { $price } ⭐ / 30 дней
-st-plan = { $title }
+st-plan-button-paused = ⏸ { $title } — { $price } ⭐ / 30 дней
+st-plan-state-paused = приостановлен: новым подписчикам не предлагается; текущие подписки продлеваются как куплены
+st-plan = { $title } ({ $state })
     Цена: { $price } ⭐ за 30 дней (для новых подписок)
     Вопросов за период: { $questions }
 
@@ -128,3 +130,4 @@ st-field-text = Текст
 st-field-privacy = Приватность
 
 order-refused-tariff-paused = Продажи этого тарифа приостановлены; ничего не списано. Что доступно сейчас — в /tariffs.
+plan-refused-plan-paused = Новые подписки на этот план приостановлены. Что доступно сейчас — в /plan.
