@@ -18,6 +18,7 @@ import { paysupportFeature } from './features/paysupport'
 import { privacyFeature } from './features/privacy'
 import { ratingFeature } from './features/rating'
 import { reportFeature } from './features/report'
+import { settingsFeature } from './features/settings'
 import { setupFeature } from './features/setup'
 import { staffFeature } from './features/staff'
 import { startFeature } from './features/start'
@@ -51,6 +52,7 @@ function features(): Composer<BotContext>[] {
     // Before /start, /tariffs and the buy buttons: owner and invite links, and the gate of a desk not open yet.
     setupFeature,
     paysupportFeature,
+    settingsFeature,
     ratingFeature,
     topUpFeature,
     changeStartFeature,

@@ -12,6 +12,8 @@ export const plan = z.strictObject({
   description: localized,
   /** Whole Stars per 30 days (Telegram: at most 10000 for a subscription). */
   priceStars: z.number().int().positive().max(10_000),
+  /** Paused (/settings): not offered to new subscribers; current subscriptions renew as bought. */
+  paused: z.boolean().optional(),
   /** Questions (appeals) per period. */
   questions: z.number().int().positive(),
   /** AI-draft units per period for the experts who serve the plan (0 = none). */

@@ -34,6 +34,8 @@ const tariff = z.strictObject({
   appeals: z.number().int().positive(),
   slaBusinessHours: z.number().positive(),
   startMode: z.enum(['immediate', 'scheduled', 'on_request']),
+  /** Paused (issue 24, /settings): not listed to clients, its pay buttons and invoices refused; paid orders keep theirs. */
+  paused: z.boolean().default(false),
   /** on_request: how many days after payment the client may press Start. */
   startWithinDays: z.number().int().positive().default(14),
   /** scheduled: announced start slots (ISO instants with offset) and how many clients each takes. */
@@ -83,6 +85,8 @@ const tariff = z.strictObject({
     .default([]),
 })
 export type TariffConfig = z.infer<typeof tariff>
+/** One tariff's schema: /settings validates each answer with its field's schema before the whole desk's. */
+export const tariffSchema = tariff
 
 /** One desk: one `desks[]` entry of the YAML, and the document src/settings keeps per desk in PostgreSQL. */
 export const deskSchema = z

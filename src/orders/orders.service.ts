@@ -58,6 +58,7 @@ export const UNPAID_ORDER_TTL_HOURS = 24
 export type CreateOrderRefusal =
   | 'duplicate'
   | 'tariff-unknown'
+  | 'tariff-paused'
   | 'terms-changed'
   | 'slot-required'
   | 'slot-unknown'
@@ -102,6 +103,7 @@ export async function createOrder(
   if (!openForSale(desk)) return { ok: false, code: 'not-open' }
   const tariff = findTariff(desk, input.tariffCode)
   if (!tariff) return { ok: false, code: 'tariff-unknown' }
+  if (tariff.paused) return { ok: false, code: 'tariff-paused' }
   if (input.terms !== termsHash(desk.terms.version)) return { ok: false, code: 'terms-changed' }
   if (tariff.startMode === 'scheduled' && !input.slot) return { ok: false, code: 'slot-required' }
   const slot = input.slot && tariff.startMode === 'scheduled' ? announcedSlot(tariff, input.slot) : undefined

@@ -13,6 +13,11 @@ export function findTariff(desk: DeskRuntime, code: string): TariffConfig | unde
   return desk.tariffs.find((t) => t.code === code)
 }
 
+/** The tariffs on sale: a paused one (issue 24, /settings) is not listed to clients and not sold. */
+export function sellableTariffs(desk: DeskRuntime): TariffConfig[] {
+  return desk.tariffs.filter((t) => !t.paused)
+}
+
 export interface TariffSnapshot {
   tariff_code: string
   title: string

@@ -12,7 +12,7 @@ import {
 import { canTransition, InvalidTransitionError } from '../orders/order-state'
 import { setHold } from '../orders/orders.repository'
 import { accountForOrder, UNPAID_ORDER_TTL_HOURS } from '../orders/orders.service'
-import { findTariff } from '../orders/tariffs'
+import { sellableTariffs } from '../orders/tariffs'
 import { parseOrderPayload } from './payload'
 import { topUpConsultationActive } from './topup'
 
@@ -113,7 +113,8 @@ export async function decidePreCheckoutInOneStatement(
   const orderId = parseOrderPayload(q.payload)
   if (orderId === undefined) return { ok: false, code: 'order-unknown' }
   // Tariffs are read from the desk on every call (a settings change replaces them in place, src/settings/cache.ts).
-  const tariffs = desk.tariffs
+  // A paused tariff is not among them: its open invoices are refused as no longer sold (tariff-unavailable).
+  const tariffs = sellableTariffs(desk)
   const day = deskDay(desk, new Date())
   let row: HoldRow
   try {
@@ -215,7 +216,9 @@ export async function decidePreCheckoutInTransaction(
       return refuse('wrong-amount', { amount: q.totalAmount, price: order.price_stars })
     if (order.state === 'cancelled') return refuse('order-cancelled')
     if (order.state !== 'created' && order.state !== 'reserved') return refuse('order-paid')
-    if (!findTariff(desk, order.tariff_code)) return refuse('tariff-unavailable', { title: order.title })
+    // A paused tariff (src/settings, /settings) is not sold, as in the one-statement path.
+    if (!sellableTariffs(desk).some((t) => t.code === order.tariff_code))
+      return refuse('tariff-unavailable', { title: order.title })
     if (now.getTime() - order.created_at.getTime() > UNPAID_ORDER_TTL_HOURS * 3_600_000)
       return refuse('order-expired')
     if (order.start_mode === 'scheduled' && order.slot_start && order.slot_start.getTime() <= now.getTime())

@@ -30,6 +30,7 @@ import { activeSubscriptionOf, latestPeriod, linkOf, lockSubscription } from './
 export type PlanOrderRefusal =
   | 'duplicate'
   | 'plan-unknown'
+  | 'plan-paused'
   | 'terms-changed'
   | 'banned'
   | 'already-subscribed'
@@ -64,6 +65,7 @@ export async function createPlanOrder(
 ): Promise<PlanOrderResult> {
   const plan = findPlan(desk, input.planCode)
   if (!plan) return { ok: false, code: 'plan-unknown' }
+  if (plan.paused) return { ok: false, code: 'plan-paused' }
   if (input.terms !== planTermsHash(plan)) return { ok: false, code: 'terms-changed' }
   return deps.db.transaction().execute(async (trx): Promise<PlanOrderResult> => {
     if (!(await claimUpdate(trx, desk.botId, input.updateId))) return { ok: false, code: 'duplicate' }

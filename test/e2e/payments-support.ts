@@ -36,6 +36,7 @@ export function tariff(init: Partial<TariffConfig> & Pick<TariffConfig, 'code'>)
     refundPolicy: 'deliver',
     topUps: [],
     changeCutoffHours: 24,
+    paused: false,
     ...init,
   }
 }

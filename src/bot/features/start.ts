@@ -1,6 +1,7 @@
 import { Composer, InlineKeyboard } from 'grammy'
 import { recordStart } from '../../clients/clients.service'
 import { pick } from '../../config/load'
+import { sellableTariffs } from '../../orders/tariffs'
 import { openForSale } from '../../settings/setup'
 import { pickText } from '../../subscriptions/plans'
 import type { BotContext } from '../context'
@@ -18,18 +19,21 @@ priv.command('start', async (ctx) => {
     desk: pick(desk.name, ctx.lang, desk.defaultLanguage),
   })
   // A desk being set up (src/settings/setup.ts) sells nothing yet.
-  if (!openForSale(desk) || desk.tariffs.length + (desk.plans?.length ?? 0) === 0)
+  const onSale = sellableTariffs(desk)
+  if (!openForSale(desk) || onSale.length + desk.plans.filter((p) => !p.paused).length === 0)
     return void (await ctx.reply([welcome, '', notOpenText(ctx)].join('\n')))
-  const lines = desk.tariffs.map((t) =>
+  const lines = onSale.map((t) =>
     ctx.t('tariff-line', { title: pick(t.title, ctx.lang, desk.defaultLanguage), price: t.priceStars }),
   )
   // Support plans (src/subscriptions) are offered next to the one-off tariffs, with their price per 30 days.
-  const plans = (desk.plans ?? []).map((p) =>
-    ctx.t('welcome-plan-line', {
-      title: pickText(p.title, ctx.lang, desk.defaultLanguage),
-      price: p.priceStars,
-    }),
-  )
+  const plans = (desk.plans ?? [])
+    .filter((p) => !p.paused)
+    .map((p) =>
+      ctx.t('welcome-plan-line', {
+        title: pickText(p.title, ctx.lang, desk.defaultLanguage),
+        price: p.priceStars,
+      }),
+    )
   await ctx.reply(
     [
       welcome,

@@ -105,7 +105,7 @@ function subscribeKeyboard(ctx: BotContext, p: PlanConfig): InlineKeyboard {
 }
 
 async function showPlans(ctx: BotContext): Promise<void> {
-  const plans = ctx.desk.plans
+  const plans = ctx.desk.plans.filter((p) => !p.paused)
   if (plans.length === 0) {
     await ctx.reply(ctx.t('plan-none-offered'))
     return
@@ -255,7 +255,7 @@ priv.callbackQuery('sub:change', async (ctx) => {
   await ctx.answerCallbackQuery()
   const v = await planView(ctx.deps, ctx.desk, ctx.from.id, ctx.lang)
   if (v?.state !== 'active') return ctx.reply(ctx.t('plan-refused-not-subscribed'))
-  const options = ctx.desk.plans.filter((p) => p.code !== v.planCode)
+  const options = ctx.desk.plans.filter((p) => p.code !== v.planCode && !p.paused)
   if (options.length === 0) return ctx.reply(ctx.t('plan-no-change'))
   const kb = new InlineKeyboard()
   for (const p of options)

@@ -4,7 +4,7 @@ import { pick } from '../../config/load'
 import type { TariffConfig } from '../../config/schema'
 import { freePlaces } from '../../orders/capacity'
 import { accountForSlot, createOrder, recordInvoiceMessage, termsHash } from '../../orders/orders.service'
-import { findTariff, upcomingSlots } from '../../orders/tariffs'
+import { findTariff, sellableTariffs, upcomingSlots } from '../../orders/tariffs'
 import { closedUntil, closedWarning, invoiceTexts, openingStartText, tariffCard } from '../../payments/offer'
 import { orderPayload } from '../../payments/payload'
 import { XTR } from '../../payments/pre-checkout'
@@ -30,7 +30,7 @@ const t = (ctx: BotContext) => (lang: string, key: string, params?: Record<strin
 
 function listKeyboard(ctx: BotContext): InlineKeyboard {
   const kb = new InlineKeyboard()
-  for (const tariff of ctx.desk.tariffs)
+  for (const tariff of sellableTariffs(ctx.desk))
     kb.text(
       ctx.t('tariff-button', {
         title: pick(tariff.title, ctx.lang, ctx.desk.defaultLanguage),
@@ -40,7 +40,7 @@ function listKeyboard(ctx: BotContext): InlineKeyboard {
     ).row()
   // The support plans in the same list, each with its price per 30 days: the button opens the plan's card
   // (its terms and Subscribe, src/bot/features/subscriptions.ts).
-  for (const p of ctx.desk.plans ?? [])
+  for (const p of (ctx.desk.plans ?? []).filter((p) => !p.paused))
     kb.text(
       ctx.t('plan-list-button', {
         title: pickText(p.title, ctx.lang, ctx.desk.defaultLanguage),
@@ -66,8 +66,8 @@ export async function show(ctx: BotContext, text: string, keyboard: InlineKeyboa
 
 export async function showTariffs(ctx: BotContext): Promise<void> {
   // A desk being set up (src/settings/setup.ts) sells nothing yet: the client is told so, with no buttons.
-  const plans = ctx.desk.plans?.length ?? 0
-  if (!openForSale(ctx.desk) || ctx.desk.tariffs.length + plans === 0)
+  const plans = ctx.desk.plans.filter((p) => !p.paused).length
+  if (!openForSale(ctx.desk) || sellableTariffs(ctx.desk).length + plans === 0)
     return show(ctx, notOpenText(ctx), new InlineKeyboard())
   await show(ctx, ctx.t(plans > 0 ? 'tariffs-intro-with-plans' : 'tariffs-intro'), listKeyboard(ctx))
 }
@@ -112,8 +112,11 @@ priv.callbackQuery(/^tf:show:([a-z0-9_-]{1,32})$/, async (ctx) => {
     await ctx.answerCallbackQuery()
     return showTariffs(ctx)
   }
-  if (!tariff) {
-    await ctx.answerCallbackQuery({ text: ctx.t('tariff-gone'), show_alert: true })
+  if (!tariff || tariff.paused) {
+    await ctx.answerCallbackQuery({
+      text: ctx.t(tariff ? 'order-refused-tariff-paused' : 'tariff-gone'),
+      show_alert: true,
+    })
     return showTariffs(ctx)
   }
   await ctx.answerCallbackQuery()
@@ -184,7 +187,7 @@ priv.callbackQuery(/^tf:buy:([a-z0-9_-]{1,32}):([A-Za-z0-9_-]{8})(?::(\d{1,12}|n
     // The client sees what is current: the list for a removed tariff, the card (new terms, the desk's hours now)
     // otherwise.
     const tariff = findTariff(desk, ctx.match[1]!)
-    if (!tariff || r.code === 'not-open') return showTariffs(ctx)
+    if (!tariff || tariff.paused || r.code === 'not-open') return showTariffs(ctx)
     const zone = await clientZone(deps.db, desk, ctx.from.id)
     const now = new Date()
     return ctx.reply(tariffCard(t(ctx), desk, tariff, ctx.lang, now, zone), {

@@ -1,0 +1,68 @@
+import type { DeskConfig } from '../config/schema'
+import type { Db } from '../db/database'
+import {
+  changeDesk,
+  type DeskSettings,
+  readDesk,
+  SettingsConflict,
+  SettingsInvalid,
+  type SettingsIssue,
+} from './settings'
+
+/**
+ * One edit from Telegram (/settings, src/bot/features/settings): the change made with the version the editor saw,
+ * the editor's right checked inside the same locked transaction (not only when the menu was drawn), and the outcome
+ * as a value the chat can word.
+ *
+ * - `done`: written (or, under redelivery, already so: the change applied to the current document changes nothing).
+ * - `conflict`: someone else changed the desk since the editor saw it, and this change would differ: nothing written;
+ *   `settings` is what is there now (to show the current value).
+ * - `invalid`: the schema refused it (each issue names the field); nothing written.
+ * - `forbidden`: the editor is no longer an owner or admin of the desk; `gone`: the tariff/plan it names is not there.
+ */
+export type EditOutcome =
+  | { status: 'done'; settings: DeskSettings }
+  | { status: 'conflict'; settings: DeskSettings }
+  | { status: 'invalid'; issues: SettingsIssue[] }
+  | { status: 'forbidden' }
+  | { status: 'gone' }
+
+/** What a mutation returns: nothing (edited in place), or 'gone' when the object it names is not in the document. */
+// biome-ignore lint/suspicious/noConfusingVoidType: an edit changes the copy in place and returns nothing
+export type Edit = (doc: DeskConfig) => void | 'gone'
+
+class Forbidden extends Error {}
+class Gone extends Error {}
+
+export function isDeskAdmin(doc: Pick<DeskConfig, 'staff'>, userId: number): boolean {
+  return doc.staff.owner === userId || doc.staff.admins.includes(userId)
+}
+
+export async function editDesk(
+  db: Db,
+  botId: number,
+  userId: number,
+  expectedVersion: number,
+  edit: Edit,
+): Promise<EditOutcome> {
+  try {
+    const settings = await changeDesk(db, botId, { userId, source: 'telegram' }, expectedVersion, (doc) => {
+      if (!isDeskAdmin(doc, userId)) throw new Forbidden()
+      if (edit(doc) === 'gone') throw new Gone()
+    })
+    return { status: 'done', settings }
+  } catch (e) {
+    if (e instanceof Forbidden) return { status: 'forbidden' }
+    if (e instanceof Gone) return { status: 'gone' }
+    if (e instanceof SettingsInvalid) return { status: 'invalid', issues: e.issues }
+    if (!(e instanceof SettingsConflict)) throw e
+  }
+  const current = await readDesk(db, botId)
+  if (!current) throw new Error(`no settings for bot ${botId}`)
+  if (!isDeskAdmin(current.doc, userId)) return { status: 'forbidden' }
+  // The same change made again (a redelivered update, or two admins typing the same value): already so.
+  const copy = structuredClone(current.doc)
+  if (edit(copy) !== 'gone' && JSON.stringify(copy) === JSON.stringify(current.doc))
+    return { status: 'done', settings: current }
+  return { status: 'conflict', settings: current }
+}
