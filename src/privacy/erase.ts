@@ -47,5 +47,6 @@ export async function eraseElsewhere(
   await sql`update inbox_update
               set payload = regexp_replace(payload::text,
                 '"(first_name|last_name|username)":"(\\\\.|[^"\\\\])*"', '"\\1":"—"', 'g')::json
-              where bot_id = ${botId} and chat_key = ${String(userId)} and state = 'pending'`.execute(trx)
+              where bot_id = ${botId} and chat_key = any(${[String(userId), `u${userId}`]}::text[])
+                and state = 'pending'`.execute(trx)
 }

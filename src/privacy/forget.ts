@@ -140,7 +140,8 @@ export async function forgetClient(
                 where bot_id = ${botId} and user_id = ${userId}`.execute(trx)
     await sql`delete from conversation_state where bot_id = ${botId} and chat_id = ${userId}`.execute(trx)
     // Stored updates already handled: their private chat, and the staff's messages in their topics (the answers).
-    const keys = [String(userId)]
+    // Their private chat, and their updates without a chat (a pre-checkout query, keyed by the sender).
+    const keys = [String(userId), `u${userId}`]
     if (ids.length)
       for (const r of await trx
         .selectFrom('desk_route')
@@ -149,6 +150,8 @@ export async function forgetClient(
         .where('consultation_id', 'in', ids)
         .execute())
         keys.push(`${r.support_chat_id}:${r.message_thread_id}`)
+    // And the staff's messages in their dispute topics.
+    for (const d of disputes) if (d.thread_id) keys.push(`${desk.staffChatId}:${d.thread_id}`)
     await sql`update inbox_update set payload = '{}'::json
                 where bot_id = ${botId} and chat_key = any(${keys}::text[]) and state <> 'pending'`.execute(
       trx,
