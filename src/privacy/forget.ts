@@ -106,8 +106,15 @@ export async function forgetClient(
         .where('bot_id', '=', botId)
         .where('consultation_id', 'in', ids)
         .execute()
-      await sql`update desk_route set topic_name = '#' || consultation_id
+      // The topics are deleted by the job: the routes are retired now, so no lane recreates or edits them, and the
+      // items still pending (their content is erased) are not sent: nothing is left to say.
+      await sql`update desk_route set topic_name = '#' || consultation_id, state = 'replaced',
+                  replaced_reason = coalesce(replaced_reason, 'forgotten'), replaced_at = coalesce(replaced_at, now())
                   where bot_id = ${botId} and consultation_id = any(${ids}::bigint[])`.execute(trx)
+      await sql`update desk_consultation set topic_wanted = false, card_dirty = false, title_dirty = false
+                  where consultation_id = any(${ids}::bigint[])`.execute(trx)
+      await sql`update desk_message set state = 'withheld'
+                  where consultation_id = any(${ids}::bigint[]) and state = 'pending'`.execute(trx)
       for (const r of routes)
         topics.push({
           botId,
