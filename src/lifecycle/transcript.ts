@@ -149,7 +149,8 @@ export async function buildTranscript(
     const who = mine ? t('transcript-you') : m.kind === 'note' ? t('transcript-bot') : t('transcript-expert')
     let body: string
     // A note erased by /forget has no content left: an empty line.
-    if (m.kind === 'note') body = m.content?.key ? deps.i18n.t(lang, m.content.key, m.content.params ?? {}) : ''
+    if (m.kind === 'note')
+      body = m.content?.key ? deps.i18n.t(lang, m.content.key, m.content.params ?? {}) : ''
     else {
       const text = m.content?.text ?? m.content?.caption ?? ''
       const label = MEDIA_LABEL[m.content_type]

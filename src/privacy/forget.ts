@@ -181,7 +181,8 @@ const description = (err: unknown) => (err as { description?: string }).descript
 const code = (err: unknown) => (err as { error_code?: number }).error_code ?? 0
 /** The bot may not delete topics there (the right was taken away): the topic is anonymised and closed instead. */
 const noRight = (err: unknown) =>
-  code(err) === 403 || /not enough rights|CHAT_ADMIN_REQUIRED|can't delete|RIGHT_FORBIDDEN/i.test(description(err))
+  code(err) === 403 ||
+  /not enough rights|CHAT_ADMIN_REQUIRED|can't delete|RIGHT_FORBIDDEN/i.test(description(err))
 
 /**
  * The job (issue 26): the topic is deleted with all its messages (deleteForumTopic; the bot has the delete right it

@@ -334,6 +334,18 @@ class LaneRun {
         )
       }
     }
+    // Deleted by /forget (issue 26; the route is retired in its transaction): never recreated. The caller's error
+    // stands; the retry finds no active route and nothing to send.
+    const retired = await this.db
+      .selectFrom('desk_route')
+      .select('replaced_reason')
+      .where('consultation_id', '=', this.v.id)
+      .where('message_thread_id', '=', route.message_thread_id)
+      .executeTakeFirst()
+    if (retired?.replaced_reason === 'forgotten') {
+      this.route = undefined
+      return false
+    }
     this.deps.log.warn(
       { consultation_id: this.v.id, thread: route.message_thread_id, reason },
       'topic unusable; recreating it',
