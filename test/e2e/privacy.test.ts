@@ -290,6 +290,9 @@ describe('data rights: every place a client is stored (issue 26)', () => {
       .executeTakeFirstOrThrow()
     const q = await clientSends(w, client, `${M}question: my staging password`)
     await itemIn(w, client.id, q.message_id, 'sent')
+    // The owner's private alert quotes the client's name and question.
+    const alert = await w.tg.waitForSent(w.expert.id, new RegExp(`${M}question`))
+    expect(alert.text).toContain(`${M}first`)
     const a = await staffSends(w, route.message_thread_id, w.expert, `${M}answer: rotate it`)
     await itemIn(w, STAFF_CHAT_ID, a.message.message_id, 'sent')
     // The AI draft's note in the staff topic, as drafting posts it: the text, the model, the usage and cost.
@@ -402,6 +405,7 @@ describe('data rights: every place a client is stored (issue 26)', () => {
       { chat_id: STAFF_CHAT_ID, message_id: lowComment.message_id },
       { since },
     )
+    await w.tg.waitFor('deleteMessage', { chat_id: w.expert.id, message_id: alert.message_id }, { since })
     // The press handled (its stored update done): nothing of it is left to run. No later update of the client's is
     // pushed before the scan: Telegram sends their name with each, which is not the desk's to erase.
     await eventually(async () => {
