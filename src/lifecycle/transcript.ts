@@ -155,7 +155,9 @@ export async function buildTranscript(
     const when = mine ? (m.accepted_at ?? m.created_at) : (m.sent_at ?? m.created_at)
     const who = mine ? t('transcript-you') : m.kind === 'note' ? t('transcript-bot') : t('transcript-expert')
     let body: string
-    if (m.kind === 'note') body = deps.i18n.t(lang, m.content?.key ?? '', m.content?.params ?? {})
+    // A note erased by /forget has no content left: an empty line.
+    if (m.kind === 'note')
+      body = m.content?.key ? deps.i18n.t(lang, m.content.key, m.content.params ?? {}) : ''
     else {
       const text = m.content?.text ?? m.content?.caption ?? ''
       const label = MEDIA_LABEL[m.content_type]

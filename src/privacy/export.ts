@@ -7,11 +7,13 @@ import { sendFileOnce } from '../telegram/send-file-once'
 import { type ExportJob, exportQueue } from './privacy.jobs'
 
 /**
- * /mydata (issue 18): everything this desk holds about one client, as a JSON file sent by a job (sendDocument) -
- * their client row, orders, payments, consultations, questions (appeals), every message of their consultations with
- * its stored content, disputes, and the transcript of each finished consultation. Only this desk's rows (bot_id):
- * the same person on another desk of the deployment is another client. There is no ratings table; the staff's AI
- * drafts are the staff's working notes and are not included (what was sent to the client is, as a message).
+ * /mydata (issues 18, 26): everything this desk holds about one client, as a JSON file sent by a job (sendDocument)
+ * - their client row, orders, payments, consultations, questions (appeals), the messages they gave and received
+ * (their own messages, and what was sent into their chat, with its stored content), their ratings with comments,
+ * disputes with their follow-ups, and the transcript of each finished consultation. Only this desk's rows (bot_id):
+ * the same person on another desk of the deployment is another client. Not included, being the staff's working
+ * notes and not the client's: the notes in the staff topic (an AI draft with its model, token counts and cost, who
+ * closed it), the drafts themselves, provider and delivery error texts, staff /note texts, who an expert is.
  */
 
 /** One export per client and desk per this many minutes: 25 /mydata in a row queue one file, not 25. */
@@ -116,7 +118,21 @@ export async function collectClientData(deps: Deps, desk: DeskRuntime, userId: n
     .where((eb) =>
       eb.or([eb('chat_id', '=', userId), ...(ids.length ? [eb('consultation_id', 'in', ids)] : [])]),
     )
+    // What their chat showed (the transcript's rule): their own messages, and what was sent to them.
+    .where((eb) =>
+      eb.or([
+        eb.and([eb('direction', '=', 'in'), eb('kind', '=', 'copy')]),
+        eb.and([eb('direction', '=', 'out'), eb('state', '=', 'sent')]),
+      ]),
+    )
     .orderBy('id')
+    .execute()
+  const ratings = await db
+    .selectFrom('consultation_rating')
+    .select(['consultation_id', 'score', 'comment', 'created_at', 'updated_at'])
+    .where('bot_id', '=', botId)
+    .where('user_id', '=', userId)
+    .orderBy('consultation_id')
     .execute()
   const disputes = await db
     .selectFrom('dispute')
@@ -126,6 +142,21 @@ export async function collectClientData(deps: Deps, desk: DeskRuntime, userId: n
     .where('user_id', '=', userId)
     .orderBy('id')
     .execute()
+  const followUps = disputes.length
+    ? await db
+        .selectFrom('audit_log')
+        .select(['subject_id', 'details', 'at'])
+        .where('bot_id', '=', botId)
+        .where('action', '=', 'dispute.client_added')
+        .where('subject_type', '=', 'dispute')
+        .where(
+          'subject_id',
+          'in',
+          disputes.map((d) => String(d.id)),
+        )
+        .orderBy('id')
+        .execute()
+    : []
   const transcripts: { consultation_id: number; text: string }[] = []
   for (const c of consultations)
     if (c.state === 'closed' || c.state === 'revoked')
@@ -162,7 +193,13 @@ export async function collectClientData(deps: Deps, desk: DeskRuntime, userId: n
     consultations,
     appeals,
     messages,
-    disputes,
+    ratings,
+    disputes: disputes.map((d) => ({
+      ...d,
+      follow_ups: followUps
+        .filter((f) => f.subject_id === String(d.id))
+        .map((f) => ({ text: (f.details as { text?: string } | null)?.text ?? null, at: f.at })),
+    })),
     transcripts,
   }
 }

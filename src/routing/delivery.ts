@@ -301,6 +301,17 @@ class LaneRun {
   private async topic(): Promise<Route> {
     try {
       if (!this.route) this.route = await activeRoute(this.db, this.v.id)
+      if (!this.route && (await this.forgotten())) {
+        // /forget deleted the topic (issue 26): a note that raced the erasure is withheld, never a new topic.
+        await this.db
+          .updateTable('desk_message')
+          .set({ state: 'withheld' })
+          .where('consultation_id', '=', this.v.id)
+          .where('direction', '=', 'in')
+          .where('state', '=', 'pending')
+          .execute()
+        throw new Error(`consultation ${this.v.id}: the client used /forget; its topic is not recreated`)
+      }
       if (!this.route) this.route = await createTopic(this.deps, this.desk, this.api, this.v)
       if (this.route.card_message_id === null) await postCard(this.deps, this.desk, this.api, this.route)
       else if (this.route.card_pinned_message_id !== this.route.card_message_id)
@@ -313,6 +324,16 @@ class LaneRun {
       // pending in order and the job retries (the sweeper keeps waking the lane once a minute after that).
       throw new TopicSetupError(this.v.id, err)
     }
+  }
+
+  private async forgotten(): Promise<boolean> {
+    const r = await this.db
+      .selectFrom('desk_route')
+      .select('message_thread_id')
+      .where('consultation_id', '=', this.v.id)
+      .where('replaced_reason', '=', 'forgotten')
+      .executeTakeFirst()
+    return r !== undefined
   }
 
   /** The topic is closed (reopen it) or gone (move the route to a new one); false when this is not a topic error. */
@@ -333,6 +354,12 @@ class LaneRun {
           'reopen failed; recreating the topic',
         )
       }
+    }
+    // Deleted by /forget (issue 26; the route is retired in its transaction): never recreated. The caller's error
+    // stands; the retry finds no active route and nothing to send.
+    if (await this.forgotten()) {
+      this.route = undefined
+      return false
     }
     this.deps.log.warn(
       { consultation_id: this.v.id, thread: route.message_thread_id, reason },

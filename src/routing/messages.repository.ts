@@ -22,6 +22,19 @@ export async function insertItem(trx: Trx, values: Insertable<Database['desk_mes
 
 /** A bot-authored item, once per dedupe key. */
 export async function insertItemOnce(trx: Trx, values: Insertable<Database['desk_message']>) {
+  // A topic note of a consultation whose client used /forget (issue 26): its topic is deleted and no lane may
+  // recreate it for a note (an SLA breach, a reminder): kept as withheld, never sent. The forget transaction takes
+  // the client row's lock; a note committed before it is withheld there.
+  if (
+    values.kind === 'note' &&
+    values.direction === 'in' &&
+    values.consultation_id &&
+    values.state === 'pending'
+  ) {
+    const r = await sql<{ f: boolean }>`select exists(select 1 from desk_route where consultation_id =
+                ${values.consultation_id} and replaced_reason = 'forgotten') as f`.execute(trx)
+    if (r.rows[0]?.f) values = { ...values, state: 'withheld' }
+  }
   return trx
     .insertInto('desk_message')
     .values(values)

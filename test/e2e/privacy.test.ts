@@ -1,8 +1,13 @@
 import { sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { closeEarly } from '../../src/consultations/desk.service'
+import { declineDispute, openDispute } from '../../src/disputes/disputes.service'
+import { postDraft } from '../../src/drafting/drafting.service'
+import { BOSS_SCHEMA } from '../../src/jobs/jobs'
 import { exportQueue } from '../../src/privacy/privacy.jobs'
 import type { RecordedFile } from '../support/bot-api'
 import {
+  ADMIN_ID,
   clientSends,
   consultationWithTopic,
   type DeskWorld,
@@ -19,8 +24,8 @@ import { fastForward } from '../support/lifecycle-clock'
 
 /**
  * Data rights (issue 18): /mydata sends a JSON file of everything the desk holds about the client; /forget, after a
- * confirmation, erases or anonymises their personal data and message contents, keeps accounting rows, closes their
- * topics with a note (through the outbox) and is audited; a redelivered confirmation does nothing more. Refused
+ * confirmation, erases or anonymises their personal data and message contents, keeps accounting rows, deletes their
+ * topics (through the outbox; issue 26) and is audited; a redelivered confirmation does nothing more. Refused
  * (nothing changed) while a consultation is active.
  */
 
@@ -51,7 +56,7 @@ describe('data rights: /mydata and /forget', () => {
   })
   afterAll(() => w?.stop())
 
-  it('/mydata sends everything; /forget is refused while active, then erases, keeps accounting, closes the topic once', async () => {
+  it('/mydata sends everything; /forget is refused while active, then erases, keeps accounting, deletes the topic once', async () => {
     const { client, consultationId, orderId, route } = await consultationWithTopic(w, {
       language_code: 'en',
       first_name: 'Zinaida',
@@ -123,7 +128,7 @@ describe('data rights: /mydata and /forget', () => {
       message_thread_id: route.message_thread_id,
     })
 
-    // /forget, confirmed: erased, audited, the topic gets a note, its anonymised name and is closed again.
+    // /forget, confirmed: erased, audited, the topic deleted with its messages (issue 26).
     const since = w.tg.mark()
     await w.tg.push(TEST_BOT_ID, w.tg.privateText(client, '/forget'))
     const ask2 = await w.tg.waitForSent(client.id, /Erase your personal data/, { since })
@@ -131,26 +136,11 @@ describe('data rights: /mydata and /forget', () => {
     await w.tg.waitFor('editMessageText', (p) =>
       /your personal data and message contents/.test(String(p.text)),
     )
-    const note = await w.tg.waitForSent(STAFF_CHAT_ID, /воспользовался \/forget/, {
-      threadId: route.message_thread_id,
+    await w.tg.waitFor('deleteForumTopic', {
+      chat_id: STAFF_CHAT_ID,
+      message_thread_id: route.message_thread_id,
     })
-    expect(note.text).toContain(`#${consultationId}`)
-    // The topic's card (it showed the name and username) now shows the note instead.
-    await w.tg.waitFor(
-      'editMessageText',
-      (p) =>
-        p.chat_id === STAFF_CHAT_ID &&
-        p.message_id === route.card_message_id &&
-        /\/forget/.test(String(p.text)),
-    )
-    await w.tg.waitFor(
-      'editForumTopic',
-      (p) => p.message_thread_id === route.message_thread_id && p.name === `#${consultationId}`,
-    )
-    await eventually(
-      async () => w.tg.topic(STAFF_CHAT_ID, route.message_thread_id)?.closed === true || undefined,
-      'the topic closed again',
-    )
+    expect(w.tg.topic(STAFF_CHAT_ID, route.message_thread_id)?.deleted).toBe(true)
 
     const row = await w.deps.db
       .selectFrom('client')
@@ -190,10 +180,9 @@ describe('data rights: /mydata and /forget', () => {
     await w.tg.push(TEST_BOT_ID, w.tg.privateText(client, '/status'))
     await w.tg.waitForSent(client.id, /Your orders/)
     expect(await auditCount(w, 'client.forgotten', client.id)).toBe(1)
-    const notes = w.tg.callsTo('sendMessage', (p) => /воспользовался \/forget/.test(String(p.text)), {
-      ok: true,
-    })
-    expect(notes).toHaveLength(1)
+    expect(w.tg.callsTo('deleteForumTopic', { message_thread_id: route.message_thread_id })).toHaveLength(1)
+    // No lane recreated the topic, and nothing was sent into it after the deletion.
+    expect(w.tg.callsTo('createForumTopic', undefined, { since })).toHaveLength(0)
 
     // /mydata after (the per-client interval passed): the accounting rows, no name, no message contents.
     await sql`update data_export_request set requested_at = now() - interval '1 hour' where user_id = ${client.id}`.execute(
@@ -234,12 +223,12 @@ describe('data rights: /mydata and /forget', () => {
     }
   }, 240_000)
 
-  it('two confirmations at once (a double tap): erased once, one note per topic; run 4 times', async () => {
-    for (let run = 0; run < 4; run++) {
+  it('two confirmations at once (a double tap): erased once, the topic deleted once and never recreated; run 10 times', async () => {
+    for (let run = 0; run < 10; run++) {
       const { client, consultationId, route } = await consultationWithTopic(w, { language_code: 'en' })
       const q = await clientSends(w, client, `race ${run}: a private detail`)
       await itemIn(w, client.id, q.message_id, 'sent')
-      // The window ends with the question unanswered: the topic stays open for the answer (forget leaves it open).
+      // The window ends with the question unanswered: the topic is deleted all the same (the client asked).
       const ended = w.tg.mark()
       await fastForward(w.deps.db, consultationId, 25 * H)
       await w.tg.waitForSent(client.id, /ended at/, { since: ended })
@@ -251,23 +240,18 @@ describe('data rights: /mydata and /forget', () => {
         w.tg.push(TEST_BOT_ID, w.tg.callback(client, 'pv:forget:yes', ask)),
       ])
       await w.tg.waitForCount('answerCallbackQuery', 2, undefined, { since })
-      await w.tg.waitForSent(STAFF_CHAT_ID, /воспользовался \/forget/, {
-        threadId: route.message_thread_id,
-        since,
-      })
       await w.tg.waitFor(
-        'editForumTopic',
-        (p) => p.message_thread_id === route.message_thread_id && p.name === `#${consultationId}`,
+        'deleteForumTopic',
+        { chat_id: STAFF_CHAT_ID, message_thread_id: route.message_thread_id },
         { since },
       )
       // A later /status lets every job of the presses finish (its answer comes after them in the chat's order).
       await w.tg.push(TEST_BOT_ID, w.tg.privateText(client, '/status'))
       await w.tg.waitForSent(client.id, /Your orders/, { since })
-      const notes = w.tg.callsTo('sendMessage', (p) => /воспользовался \/forget/.test(String(p.text)), {
-        ok: true,
-        since,
-      })
-      expect(notes.filter((n) => n.payload.message_thread_id === route.message_thread_id)).toHaveLength(1)
+      expect(
+        w.tg.callsTo('deleteForumTopic', { message_thread_id: route.message_thread_id }, { since }),
+      ).toHaveLength(1)
+      expect(w.tg.callsTo('createForumTopic', undefined, { since })).toHaveLength(0)
       const row = await w.deps.db
         .selectFrom('client')
         .select(['first_name', 'forgotten_at'])
@@ -280,5 +264,230 @@ describe('data rights: /mydata and /forget', () => {
           and kind <> 'note' and content is not null`.execute(w.deps.db)
       expect(left.rows[0]!.n).toBe(0)
     }
+  }, 240_000)
+})
+
+/**
+ * Issue 26: markers planted everywhere a client's words and names are stored (the name, a question and its answer,
+ * an AI draft's topic note, a low rating's comment and its notification job, a dispute with a follow-up carrying a
+ * phone number and the admin's reason), then /forget: no table of the app or of pg-boss holds a marker any more,
+ * the accounting rows stay, the consultation's and the dispute's topics are deleted, and so is the staff group's
+ * message that quoted the comment. Before it, /mydata shows the comment and the follow-up and none of the staff's notes.
+ */
+describe('data rights: every place a client is stored (issue 26)', () => {
+  let w: DeskWorld
+  beforeAll(async () => {
+    w = await startDeskWorld()
+  })
+  afterAll(() => w?.stop())
+
+  /** Every text-like column of the app's schema and of pg-boss's, cast to text, searched for `marker`. */
+  async function scan(marker: string): Promise<string[]> {
+    const cols = await sql<{ s: string; t: string; c: string }>`
+      select c.table_schema as s, c.table_name as t, c.column_name as c
+        from information_schema.columns c
+        join information_schema.tables t using (table_schema, table_name)
+       where c.table_schema in ('public', ${BOSS_SCHEMA}) and t.table_type = 'BASE TABLE'
+         and c.data_type in ('text', 'json', 'jsonb', 'character varying', 'ARRAY', 'USER-DEFINED')`.execute(
+      w.deps.db,
+    )
+    expect(cols.rows.length).toBeGreaterThan(50)
+    const hits: string[] = []
+    for (const { s, t, c } of cols.rows) {
+      const r = await sql<{ n: number }>`select count(*)::int as n from ${sql.table(`${s}.${t}`)}
+                 where ${sql.ref(c)}::text like ${`%${marker}%`}`.execute(w.deps.db)
+      if (r.rows[0]!.n > 0) hits.push(`${s}.${t}.${c}`)
+    }
+    return hits
+  }
+
+  it('/mydata: the comment and the follow-up, no staff notes; /forget: no marker left anywhere, topics deleted', async () => {
+    const M = `Mk${Date.now().toString(36)}`
+    const { client, consultationId, orderId, route } = await consultationWithTopic(w, {
+      language_code: 'en',
+      first_name: `${M}first`,
+      last_name: `${M}last`,
+      username: `${M}user`,
+    })
+    const paid = await w.deps.db
+      .insertInto('payment')
+      .values({
+        bot_id: TEST_BOT_ID,
+        order_id: orderId,
+        user_id: client.id,
+        telegram_payment_charge_id: `charge-${client.id}`,
+        currency: 'XTR',
+        total_amount: 250,
+        kind: 'payment',
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow()
+    const q = await clientSends(w, client, `${M}question: my staging password`)
+    await itemIn(w, client.id, q.message_id, 'sent')
+    // The owner's private alert quotes the client's name and question.
+    const alert = await w.tg.waitForSent(w.expert.id, new RegExp(`${M}question`))
+    expect(alert.text).toContain(`${M}first`)
+    const a = await staffSends(w, route.message_thread_id, w.expert, `${M}answer: rotate it`)
+    await itemIn(w, STAFF_CHAT_ID, a.message.message_id, 'sent')
+    // The AI draft's note in the staff topic, as drafting posts it: the text, the model, the usage and cost.
+    await w.deps.jobs.transaction(w.deps.db, (trx, outbox) =>
+      postDraft(
+        trx,
+        outbox,
+        w.deps,
+        w.t.desk,
+        {
+          id: 1,
+          consultation_id: consultationId,
+          text: `${M}draft`,
+          truncated: false,
+          version: 1,
+          model: 'gpt-x',
+        },
+        '120 + 80 tokens, 3 ⭐',
+      ),
+    )
+    await w.tg.waitForSent(STAFF_CHAT_ID, new RegExp(`${M}draft`), { threadId: route.message_thread_id })
+    expect(await closeEarly(w.deps, w.t.desk, { consultationId, actorId: ADMIN_ID })).toEqual({
+      status: 'closed',
+    })
+    await w.tg.waitForSent(client.id, /has ended your consultation/)
+
+    // A low rating with a comment: the admins are told (a job carrying the comment, a message in the group).
+    await w.tg.push(TEST_BOT_ID, w.tg.callback(client, `rate:${consultationId}:2`))
+    await w.tg.waitForSent(client.id, /You rated the consultation 2 of 5/)
+    await w.tg.push(TEST_BOT_ID, w.tg.callback(client, `rate:cm:${consultationId}`))
+    await w.tg.waitForSent(client.id, /Write your comment in one message/)
+    await clientSends(w, client, `${M}comment: rude`)
+    await w.tg.waitForSent(client.id, /your comment is saved/)
+    const lowComment = await w.tg.waitForSent(STAFF_CHAT_ID, new RegExp(`${M}comment`))
+
+    // A dispute, a follow-up with a phone number, declined with a reason quoting it.
+    const lang = 'en'
+    const opened = await openDispute(w.deps, w.t.desk, {
+      userId: client.id,
+      lang,
+      paymentId: paid.id,
+      reason: `${M}dispute: never answered`,
+    })
+    expect(opened.status).toBe('opened')
+    const ticket = (opened as { dispute: { id: number } }).dispute.id
+    const thread = (
+      await w.tg.waitFor(
+        'createForumTopic',
+        (p) => p.chat_id === STAFF_CHAT_ID && String(p.name).includes(`#${ticket}`),
+      )
+    ).result as { message_thread_id: number }
+    const appended = await openDispute(w.deps, w.t.desk, {
+      userId: client.id,
+      lang,
+      paymentId: paid.id,
+      reason: `${M}follow-up: call me at +7 900 123-45-67`,
+    })
+    expect(appended.status).toBe('appended')
+    await w.tg.waitForSent(STAFF_CHAT_ID, new RegExp(`${M}follow-up`))
+
+    // /mydata before: the comment and the follow-up are there, the staff's notes are not.
+    const before = await myData(w, client.id)
+    expect(before.data.ratings).toEqual([
+      expect.objectContaining({ consultation_id: consultationId, score: 2, comment: `${M}comment: rude` }),
+    ])
+    expect(before.data.disputes[0].follow_ups).toEqual([
+      expect.objectContaining({ text: `${M}follow-up: call me at +7 900 123-45-67` }),
+    ])
+    const texts = before.data.messages.map((m: { content: { text?: string } | null }) => m.content?.text)
+    expect(texts).toContain(`${M}question: my staging password`)
+    expect(texts).toContain(`${M}answer: rotate it`)
+    const file = JSON.stringify(before.data)
+    expect(file).not.toContain(`${M}draft`)
+    expect(file).not.toContain('gpt-x')
+    expect(file).not.toContain('Ada')
+    expect(
+      before.data.messages.filter(
+        (m: { direction: string; kind: string }) => m.direction === 'in' && m.kind === 'note',
+      ),
+    ).toEqual([])
+
+    expect(
+      await declineDispute(w.deps, w.t.desk, { disputeId: ticket, adminId: ADMIN_ID, reason: `${M}decline` }),
+    ).toMatchObject({ status: 'done' })
+    await w.tg.waitForSent(client.id, new RegExp(`${M}decline`))
+    expect((await scan(M)).length).toBeGreaterThan(5)
+
+    // /forget, confirmed.
+    const since = w.tg.mark()
+    await w.tg.push(TEST_BOT_ID, w.tg.privateText(client, '/forget'))
+    const ask = await w.tg.waitForSent(client.id, /Erase your personal data/, { since })
+    const yes = await w.tg.push(TEST_BOT_ID, w.tg.callback(client, 'pv:forget:yes', ask))
+    await w.tg.waitFor(
+      'editMessageText',
+      (p) => /your personal data and message contents/.test(String(p.text)),
+      { since },
+    )
+    await w.tg.waitFor(
+      'deleteForumTopic',
+      { chat_id: STAFF_CHAT_ID, message_thread_id: route.message_thread_id },
+      { since },
+    )
+    await w.tg.waitFor(
+      'deleteForumTopic',
+      { chat_id: STAFF_CHAT_ID, message_thread_id: thread.message_thread_id },
+      { since },
+    )
+    await w.tg.waitFor(
+      'deleteMessage',
+      { chat_id: STAFF_CHAT_ID, message_id: lowComment.message_id },
+      { since },
+    )
+    await w.tg.waitFor('deleteMessage', { chat_id: w.expert.id, message_id: alert.message_id }, { since })
+    // The press handled (its stored update done): nothing of it is left to run. No later update of the client's is
+    // pushed before the scan: Telegram sends their name with each, which is not the desk's to erase.
+    await eventually(async () => {
+      const r = await w.deps.db
+        .selectFrom('inbox_update')
+        .select('state')
+        .where('bot_id', '=', TEST_BOT_ID)
+        .where('update_id', '=', yes.update.update_id)
+        .executeTakeFirst()
+      return r?.state !== 'pending' || undefined
+    }, 'the press handled')
+    expect(await scan(M)).toEqual([])
+    expect(await scan('123-45-67')).toEqual([])
+    // Kept: the accounting rows, and the rating's score and the audit rows without their words.
+    const pay = await w.deps.db
+      .selectFrom('payment')
+      .selectAll()
+      .where('id', '=', paid.id)
+      .executeTakeFirstOrThrow()
+    expect(pay).toMatchObject({
+      telegram_payment_charge_id: `charge-${client.id}`,
+      total_amount: 250,
+      order_id: orderId,
+    })
+    const order = await w.deps.db
+      .selectFrom('orders')
+      .selectAll()
+      .where('id', '=', orderId)
+      .executeTakeFirstOrThrow()
+    expect(order.price_stars).toBeGreaterThan(0)
+    const rated = await w.deps.db
+      .selectFrom('consultation_rating')
+      .select(['score', 'comment'])
+      .where('consultation_id', '=', consultationId)
+      .executeTakeFirstOrThrow()
+    expect(rated).toEqual({ score: 2, comment: null })
+    const added = await w.deps.db
+      .selectFrom('audit_log')
+      .select('details')
+      .where('action', '=', 'dispute.client_added')
+      .where('subject_id', '=', String(ticket))
+      .execute()
+    expect(added).toEqual([{ details: { erased: true } }])
+
+    // /privacy says what cannot be erased.
+    await w.tg.push(TEST_BOT_ID, w.tg.privateText(client, '/privacy'))
+    const privacy = await w.tg.waitForSent(client.id, /What \/forget cannot erase/, { since })
+    expect(privacy.text).toContain('48 hours')
+    expect(privacy.text).not.toMatch(/5 years/)
   }, 120_000)
 })

@@ -5,10 +5,10 @@ privacy-mydata-too-soon =
         [one] a minute
        *[other] {$minutes} minutes
     }.
-privacy-mydata-caption = Everything this desk holds about you (JSON): your profile, orders, payments, consultations, questions, messages, disputes and transcripts.
+privacy-mydata-caption = Everything this desk holds about you (JSON): your profile, orders, payments, consultations, questions, the messages you sent and received, your ratings and comments, disputes with your follow-ups, and transcripts.
 privacy-forget-confirm =
     Erase your personal data at this desk?
-    Your name, username, language and time zone, the contents of your messages and of the expert's answers, and your dispute texts will be erased; your topics in the staff group will be closed.
+    Your name, username, language and time zone, the contents of your messages and of the expert's answers, your rating comments and your dispute texts will be erased; your topics in the staff group will be deleted with all their messages.
     Kept for accounting: orders, payments (charge ids, amounts, dates, refunds) and consultation dates.
     This cannot be undone.
 privacy-forget-yes = Erase my data
@@ -20,8 +20,9 @@ privacy-forget-done = Done: your personal data and message contents at this desk
 privacy-topic-forgotten = The client of consultation #{$id} used /forget: their name and message contents are erased. This topic is closed.
 privacy-rights =
     What we keep, for how long, and why:
-    • Your name, username, language and time zone, and the messages of your consultations: as long as you use the desk, so the expert can answer and disputes can be handled; erased at once with /forget.
-    • Orders and payments (Telegram charge id, amount, date, refunds) and consultation dates: kept after /forget for the period accounting and tax law requires (5 years), to answer refunds and disputes.
+    • Your name, username, language and time zone, the messages of your consultations, your rating comments and dispute texts: as long as you use the desk, so the expert can answer and disputes can be handled; erased at once with /forget, and your topics in the staff group are deleted with their messages.
+    • Orders and payments (Telegram charge id, amount, date, refunds) and consultation dates: kept after /forget as accounting records, which accounting and tax law requires to keep for years; they hold no names or message contents, and the desk does not delete them by itself.
     • Technical records of handled updates and sent messages: pruned after days.
+    What /forget cannot erase: the messages in your own chat with the bot (you can delete them in Telegram), and the alerts about your questions in the experts' private chats once they are older than 48 hours (Telegram lets a bot delete its messages only within 48 hours of sending them); newer ones are deleted.
     /mydata — a file with everything we hold about you
     /forget — erase your personal data
