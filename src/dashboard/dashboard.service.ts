@@ -20,12 +20,12 @@ import type {
 } from './dashboard.model'
 import {
   type AppealRow,
-  answeredBy,
   consultationAppeals,
   consultationCard,
   consultationDrafts,
   consultationEvents,
   findPaymentRow,
+  isExpertsConsultation,
   listConsultations,
   listPayments,
   type PaymentRow,
@@ -219,7 +219,10 @@ export async function consultationDetail(
   const card = await consultationCard(deps.db, desk.botId, consultationId)
   // Another desk's consultation, or not one of this expert's: the same answer as one that does not exist.
   if (!card) throw new DashboardError(404, 'not-found')
-  if (viewer.role === 'expert' && !(await answeredBy(deps.db, consultationId, viewer.userId)))
+  if (
+    viewer.role === 'expert' &&
+    !(await isExpertsConsultation(deps.db, desk.botId, consultationId, viewer.userId))
+  )
     throw new DashboardError(404, 'not-found')
   const [appeals, payments, events, drafts, transcript] = await Promise.all([
     consultationAppeals(deps.db, consultationId),

@@ -1,7 +1,9 @@
 import { sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { ConsultationItemDto, OverviewDto } from '../../src/dashboard/dashboard.model'
 import { topicLink } from '../../src/experts/alerts'
 import { queueOf } from '../../src/experts/queue'
+import { signInitData } from '../support/dashboard'
 import { EVE_ID, unassignAll, world } from '../support/experts'
 import {
   ADMIN_ID,
@@ -94,6 +96,44 @@ describe('/mine: my open questions', () => {
     const a = await w.tg.waitForSent(ADMIN_ID, /The desk's \d+ open questions, by due time/, { since })
     expect(a.text).toContain(`consultation #${sooner.consultationId},`)
     expect(a.text).toContain('· Eve')
+  })
+
+  it('the dashboard API puts the same queue first in the overview, names included; the owner opens the consultation', async () => {
+    const { answered, later, sooner } = await evesThree()
+    const TOKEN = `${TEST_BOT_ID}:${'T'.repeat(35)}`
+    const get = async (userId: number, path: string) => {
+      const res = await fetch(`http://127.0.0.1:${w.t.app.httpPort}/dashboard/test/api/${path}`, {
+        headers: {
+          authorization: `tma ${signInitData(TOKEN, { user: { id: userId, language_code: 'en' } })}`,
+        },
+      })
+      return { status: res.status, body: (await res.json()) as any }
+    }
+    const mine = (await get(EVE_ID, 'overview?days=30')).body as OverviewDto
+    expect(mine.openNow.items.map((i) => i.consultationId)).toEqual([
+      sooner.consultationId,
+      later.consultationId,
+    ])
+    expect(mine.openNow.more).toBe(0)
+    expect(mine.openNow.items[0]).toMatchObject({ overdue: true, owner: { id: EVE_ID, name: 'Eve' } })
+    expect(mine.openNow.items[0]!.topicLink).toBe(
+      topicLink(sooner.route.support_chat_id, sooner.route.message_thread_id),
+    )
+    expect(mine.openNow.items[1]!.minutesLeft).toBeGreaterThan(148)
+    expect(mine.staffNames[String(EVE_ID)]).toBe('Eve')
+    const ed = (await get(EXPERT_ID, 'overview?days=30')).body as OverviewDto
+    expect(ed.openNow.items).toEqual([])
+    const admin = (await get(ADMIN_ID, 'overview?days=30')).body as OverviewDto
+    const ours = new Set([answered, later, sooner].map((c) => c.consultationId))
+    expect(admin.openNow.items.map((i) => i.consultationId).filter((id) => ours.has(id))).toEqual([
+      sooner.consultationId,
+      later.consultationId,
+    ])
+    // Assigned but never answered: still hers on the list and on its page; not Ed's.
+    const list = (await get(EVE_ID, 'consultations')).body as ConsultationItemDto[]
+    expect(list.map((c) => c.id)).toEqual(expect.arrayContaining([...ours]))
+    expect((await get(EVE_ID, `consultations/${later.consultationId}`)).status).toBe(200)
+    expect((await get(EXPERT_ID, `consultations/${later.consultationId}`)).status).toBe(404)
   })
 
   it('a client gets the usual answer to an unknown command', async () => {
