@@ -15,7 +15,8 @@ export interface MeDto {
   /** When the launch data stops being accepted: the page asks to reopen it from Telegram after that. */
   expiresAt: string
   tariffs: { code: string; title: string }[]
-  staff: { id: number; role: RoleDto }[]
+  /** The desk's staff; `name` from src/experts/names.ts when the desk knows one. */
+  staff: { id: number; role: RoleDto; name?: string }[]
   llm: { currency: string; minorUnitsPerMajor: number }
 }
 

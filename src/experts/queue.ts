@@ -1,5 +1,6 @@
 import type { MessageEntity } from 'grammy/types'
 import type { DeskRuntime } from '../config/load'
+import { clockNow } from '../db/clock'
 import type { Db } from '../db/database'
 import { businessMinutesLeft, formatDuration } from '../time/instants'
 import { topicLink } from './alerts'
@@ -37,13 +38,15 @@ export interface Queue {
   more: number
 }
 
+/** The viewer's queue at `at` (default: the database's clock). */
 export async function queueOf(
   db: Db,
   desk: DeskRuntime,
   viewer: { userId: number; admin: boolean },
-  now: Date,
+  at?: Date,
   limit = QUEUE_LIMIT,
 ): Promise<Queue> {
+  const now = at ?? (await clockNow(db))
   const rows = await openQuestions(db, desk.botId, { owner: viewer.admin ? undefined : viewer.userId, limit })
   const names = await staffNames(
     db,

@@ -1,6 +1,5 @@
 import { Composer } from 'grammy'
 import { roleOf } from '../../dashboard/access'
-import { clockNow } from '../../db/clock'
 import { queueOf, renderQueue } from '../../experts/queue'
 import type { BotContext } from '../context'
 
@@ -16,7 +15,7 @@ mineFeature.chatType('private').command('mine', async (ctx, next) => {
   const role = roleOf(desk, ctx.from.id)
   if (!role) return next()
   const admin = role === 'admin'
-  const q = await queueOf(deps.db, desk, { userId: ctx.from.id, admin }, await clockNow(deps.db))
+  const q = await queueOf(deps.db, desk, { userId: ctx.from.id, admin })
   const { text, entities } = renderQueue((k, p) => deps.i18n.t(ctx.lang, k, p), ctx.lang, q, admin)
   await ctx.reply(text, { entities, link_preview_options: { is_disabled: true } })
 })
