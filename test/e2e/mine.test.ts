@@ -2,7 +2,7 @@ import { sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { ConsultationItemDto, OverviewDto } from '../../src/dashboard/dashboard.model'
 import { topicLink } from '../../src/experts/alerts'
-import { queueOf } from '../../src/experts/queue'
+import { queueOf, renderQueue } from '../../src/experts/queue'
 import { signInitData } from '../support/dashboard'
 import { EVE_ID, unassignAll, world } from '../support/experts'
 import {
@@ -71,6 +71,13 @@ describe('/mine: my open questions', () => {
       sooner.consultationId,
       later.consultationId,
     ])
+
+    // A longer queue stops at the limit and says how many more.
+    const short = await queueOf(w.deps.db, w.t.desk, { userId: EVE_ID, admin: false }, now, 1)
+    expect(short.items.map((i) => i.consultationId)).toEqual([sooner.consultationId])
+    expect(short.more).toBe(1)
+    const en = (k: string, p?: Record<string, string | number>) => w.deps.i18n.t('en', k, p)
+    expect(renderQueue(en, 'en', short, false).text).toMatch(/Your 2 open questions[^]*\n…and one more\.$/)
 
     // Through the bot, in private: the same list, each question a link into its topic.
     const since = w.tg.mark()
