@@ -21,8 +21,9 @@ import { DashboardError, dayRange, iso, OVERVIEW_DAYS } from './dashboard.servic
  */
 
 /**
- * Client ratings of consultations per answering expert (average and count), from the same query as /report; null
- * while the range has none (the page then shows "no ratings yet"). Ratings nobody answered are left out here.
+ * Client ratings of consultations per owner (src/consultations/ratings.ts: the owner when rated, else whoever
+ * answered most; average and count), from the same query as /report; null while the range has none (the page then
+ * shows "no ratings yet"). Ratings that count for nobody are left out here.
  */
 export async function ratingsSummary(db: Db, r: SeriesRange): Promise<RatingsDto | null> {
   const rows = await ratingsByExpert(db, r)
