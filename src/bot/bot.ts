@@ -13,6 +13,7 @@ import { deskFeature } from './features/desk'
 import { draftingFeature } from './features/drafting'
 import { expertsFeature } from './features/experts'
 import { fallbackFeature } from './features/fallback'
+import { mineFeature } from './features/mine'
 import { answerPreCheckout, paymentsFeature, preCheckoutAnswer } from './features/payments'
 import { paysupportFeature } from './features/paysupport'
 import { privacyFeature } from './features/privacy'
@@ -68,6 +69,7 @@ function features(): Composer<BotContext>[] {
     draftingFeature,
     reportFeature,
     dashboardFeature,
+    mineFeature,
     expertsFeature,
     staffFeature,
     deskFeature,

@@ -3,6 +3,8 @@ import { sql } from 'kysely'
 import { audit } from '../audit/audit'
 import type { DeskRuntime } from '../config/load'
 import type { Deps, Translator } from '../deps'
+import { currentAssignment } from '../experts/experts.repository'
+import { staffNames } from '../experts/names'
 import { lockConsultation } from '../orders/orders.repository'
 import { notify } from '../telegram/notify'
 import { cut } from '../text'
@@ -12,12 +14,12 @@ import { cut } from '../text'
  * it), the client's "closed" message carries 1-5 buttons (`rate:<consultation>:<score>`). One rating per
  * consultation (the table's primary key): a second press changes the score, for RATING_EDIT_DAYS after the first
  * rating; later presses are refused and change nothing. A comment is optional (the bot asks for it after a score).
- * A score of LOW_RATING or less notifies the admins in the staff group (through the outbox, in the same
- * transaction), once per move from a good score (or none) to a low one.
+ * A score of LOW_RATING or less notifies the admins in the staff group and the owner in private (through the
+ * outbox, in the same transaction), once per move from a good score (or none) to a low one.
  *
- * The rating counts for the staff member who answered most of the consultation's questions (desk_appeal.answered_by)
- * when it is rated. When consultations get an owner (issue 14, the Experts part), that owner is the natural
- * choice; until then the answering expert is what the desk knows.
+ * The rating counts for the consultation's owner when it is rated (its current expert_assignment, src/experts: the
+ * one the desk made responsible, whoever typed the answers); a consultation that never had an owner counts for the
+ * staff member who answered most of its questions (desk_appeal.answered_by), else for nobody.
  */
 export const RATING_EDIT_DAYS = 7
 export const LOW_RATING = 2
@@ -41,8 +43,13 @@ export type RateResult =
   | { status: 'not-closed' }
   | { status: 'too-late' }
 
-/** Who a consultation's rating counts for: the staff member who answered most of its questions (ties: first). */
-async function answeringExpert(q: Deps['db'], consultationId: number): Promise<number | null> {
+/** Who a consultation's rating counts for: its owner, else whoever answered most of its questions (ties: first). */
+async function ratedExpert(
+  q: Deps['db'],
+  consultationId: number,
+): Promise<{ id: number | null; owner: boolean }> {
+  const owner = await currentAssignment(q, consultationId)
+  if (owner) return { id: owner.expert_id, owner: true }
   const r = await q
     .selectFrom('desk_appeal')
     .select([
@@ -56,7 +63,7 @@ async function answeringExpert(q: Deps['db'], consultationId: number): Promise<n
     .orderBy('n', 'desc')
     .orderBy('first')
     .executeTakeFirst()
-  return r?.answered_by ?? null
+  return { id: r?.answered_by ?? null, owner: false }
 }
 
 /** A client's score (1-5) for their consultation; the consultation's row lock orders concurrent presses. */
@@ -82,7 +89,8 @@ export async function rateConsultation(
     if (prev && !prev.editable) return { status: 'too-late' }
     if (prev?.score === input.score)
       return { status: 'rated', score: input.score, previous: prev.score, comment: prev.comment }
-    const expertId = await answeringExpert(trx, c.id)
+    const rated = await ratedExpert(trx, c.id)
+    const expertId = rated.id
     if (prev)
       await trx
         .updateTable('consultation_rating')
@@ -121,20 +129,34 @@ export async function rateConsultation(
         .where('subject_id', '=', String(c.id))
         .where('action', 'in', ['rating.given', 'rating.changed'])
         .executeTakeFirstOrThrow()
+      const name = expertId
+        ? ((await staffNames(trx, desk, [expertId])).get(expertId) ?? `id ${expertId}`)
+        : '—'
+      const params = {
+        consultation: String(c.id),
+        title: order.title,
+        user: String(c.user_id),
+        score: input.score,
+        expert: name,
+      }
       await notify(outbox, {
         botId: desk.botId,
         chatId: desk.staffChatId,
         lang: desk.defaultLanguage,
         key: 'rating-low-admins',
-        params: {
-          consultation: String(c.id),
-          title: order.title,
-          user: String(c.user_id),
-          score: input.score,
-          expert: expertId ? String(expertId) : '—',
-        },
+        params,
         dedupeKey: `rating:${c.id}:low:${changes.n}`,
       })
+      // The owner hears it too, in private with the bot (an owner who never started the bot is not retried).
+      if (rated.owner && expertId)
+        await notify(outbox, {
+          botId: desk.botId,
+          chatId: expertId,
+          lang: desk.defaultLanguage,
+          key: 'rating-low-owner',
+          params,
+          dedupeKey: `rating:${c.id}:low:${changes.n}:owner`,
+        })
     }
     return {
       status: 'rated',

@@ -15,7 +15,8 @@ export interface MeDto {
   /** When the launch data stops being accepted: the page asks to reopen it from Telegram after that. */
   expiresAt: string
   tariffs: { code: string; title: string }[]
-  staff: { id: number; role: RoleDto }[]
+  /** The desk's staff; `name` from src/experts/names.ts when the desk knows one. */
+  staff: { id: number; role: RoleDto; name?: string }[]
   llm: { currency: string; minorUnitsPerMajor: number }
 }
 
@@ -85,9 +86,32 @@ export interface RatingsDto {
   byExpert: { staffId: number; count: number; average: number }[]
 }
 
+/** A question waiting for an answer, in the viewer's queue (src/experts/queue.ts, as /mine lists it). */
+export interface OpenQuestionDto {
+  consultationId: number
+  number: number
+  title: string
+  dueAt: string
+  /** Business minutes to the due time (0 when past it). */
+  minutesLeft: number
+  /** Business minutes past the due time (0 when not past it). */
+  minutesOver: number
+  overdue: boolean
+  owner: { id: number; name: string } | null
+  /** t.me link into the consultation's topic; null while it has none. */
+  topicLink: string | null
+}
+
 export interface OverviewDto {
   role: RoleDto
   range: { days: number; from: string; to: string; zone: string }
+  /**
+   * Open now, by due time: an expert's, the questions of the consultations they own; an admin's, all of the desk
+   * (at most 20; `more`: how many beyond). Not limited to the range.
+   */
+  openNow: { items: OpenQuestionDto[]; more: number }
+  /** Names of the staff the overview mentions by id (experts, ratings, open questions), by id. */
+  staffNames: Record<string, string>
   /** Admins only (null for an expert). */
   revenue: { totals: RevenueTotalsDto; byDay: RevenueDayDto[] } | null
   consultations: { state: string; count: number }[] | null

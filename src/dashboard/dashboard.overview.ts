@@ -4,6 +4,8 @@ import { clockNow } from '../db/clock'
 import type { Db } from '../db/database'
 import type { Deps } from '../deps'
 import { BUDGET_UNITS, DESK_SCOPE } from '../drafting/drafting.service'
+import { staffNames } from '../experts/names'
+import { queueOf } from '../experts/queue'
 import { monthlyPeriod } from '../ledger/ledger.periods'
 import { findAccountByKey } from '../ledger/ledger.repository'
 import { ratingsByExpert, responseByExpert } from '../reports/reports.repository'
@@ -19,8 +21,9 @@ import { DashboardError, dayRange, iso, OVERVIEW_DAYS } from './dashboard.servic
  */
 
 /**
- * Client ratings of consultations per answering expert (average and count), from the same query as /report; null
- * while the range has none (the page then shows "no ratings yet"). Ratings nobody answered are left out here.
+ * Client ratings of consultations per owner (src/consultations/ratings.ts: the owner when rated, else whoever
+ * answered most; average and count), from the same query as /report; null while the range has none (the page then
+ * shows "no ratings yet"). Ratings that count for nobody are left out here.
  */
 export async function ratingsSummary(db: Db, r: SeriesRange): Promise<RatingsDto | null> {
   const rows = await ratingsByExpert(db, r)
@@ -66,6 +69,48 @@ function sumWeeks(weeks: AppealTotalsDto[]): AppealTotalsDto {
   return t
 }
 
+/** The viewer's queue (the same as /mine), first on the overview. */
+async function openNowOf(deps: Deps, viewer: Viewer, now: Date): Promise<OverviewDto['openNow']> {
+  const q = await queueOf(
+    deps.db,
+    viewer.desk,
+    { userId: viewer.userId, admin: viewer.role === 'admin' },
+    now,
+  )
+  return {
+    items: q.items.map((i) => ({
+      consultationId: i.consultationId,
+      number: i.number,
+      title: i.title,
+      dueAt: iso(i.dueAt),
+      minutesLeft: i.minutesLeft,
+      minutesOver: i.minutesOver,
+      overdue: i.overdue,
+      owner: i.ownerId === null ? null : { id: i.ownerId, name: i.ownerName ?? `id ${i.ownerId}` },
+      topicLink: i.link,
+    })),
+    more: q.more,
+  }
+}
+
+/** Names (src/experts/names.ts) of everyone the overview shows by id. */
+async function namesOf(
+  deps: Deps,
+  desk: DeskRuntime,
+  openNow: OverviewDto['openNow'],
+  experts: { staffId: number }[],
+  ratings: RatingsDto | null,
+): Promise<Record<string, string>> {
+  const ids = [
+    ...experts.map((e) => e.staffId),
+    ...(ratings?.byExpert ?? []).map((e) => e.staffId),
+    ...openNow.items.flatMap((i) => (i.owner ? [i.owner.id] : [])),
+  ]
+  return Object.fromEntries(
+    [...(await staffNames(deps.db, desk, ids))].map(([id, name]) => [String(id), name]),
+  )
+}
+
 export async function overview(deps: Deps, viewer: Viewer, days: number): Promise<OverviewDto> {
   if (!(OVERVIEW_DAYS as readonly number[]).includes(days)) throw new DashboardError(400, 'bad-range')
   const { desk } = viewer
@@ -74,6 +119,7 @@ export async function overview(deps: Deps, viewer: Viewer, days: number): Promis
   const zone = desk.schedule.timezone
   const r: SeriesRange = { botId: desk.botId, from, to, zone }
   const range = { days, from: iso(from), to: iso(to), zone }
+  const openNow = await openNowOf(deps, viewer, now)
 
   if (viewer.role === 'admin') {
     const [report, revenue, weeks, drafts, budget, ratings] = await Promise.all([
@@ -87,6 +133,8 @@ export async function overview(deps: Deps, viewer: Viewer, days: number): Promis
     return {
       role: viewer.role,
       range,
+      openNow,
+      staffNames: await namesOf(deps, desk, openNow, report.experts, ratings),
       revenue: { totals: report.revenue, byDay: revenue },
       consultations: report.consultations,
       appeals: { totals: report.appeals, byWeek: weeks },
@@ -102,14 +150,18 @@ export async function overview(deps: Deps, viewer: Viewer, days: number): Promis
     draftsByDay(deps.db, r, viewer.userId),
     ratingsSummary(deps.db, r),
   ])
+  const mine = experts.filter((e) => e.staffId === viewer.userId)
+  const myRatings = ratings && { byExpert: ratings.byExpert.filter((e) => e.staffId === viewer.userId) }
   return {
     role: viewer.role,
     range,
+    openNow,
+    staffNames: await namesOf(deps, desk, openNow, mine, myRatings),
     revenue: null,
     consultations: null,
     appeals: { totals: sumWeeks(weeks), byWeek: weeks },
-    experts: experts.filter((e) => e.staffId === viewer.userId),
-    ratings: ratings && { byExpert: ratings.byExpert.filter((e) => e.staffId === viewer.userId) },
+    experts: mine,
+    ratings: myRatings,
     drafts: { byDay: drafts, budget: null },
     refusals: null,
   }

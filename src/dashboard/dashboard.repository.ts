@@ -5,8 +5,8 @@ import { cut } from '../text'
 
 /**
  * The dashboard's reads that /report does not make: lists, one consultation's rows, full-text search (CSV rows: dashboard.export.repository.ts).
- * All of one desk (bot_id); an expert's view is narrowed to consultations with a question they answered
- * (`mine`: desk_appeal.answered_by) until consultations have an owner expert.
+ * All of one desk (bot_id); an expert's view is narrowed to their consultations (`mine`): those they own now
+ * (expert_assignment, src/experts: assigned, answered or not) and those with a question they answered.
  */
 
 /**
@@ -67,10 +67,10 @@ export async function listConsultations(db: Db, f: ConsultationFilter): Promise<
   const where: RawBuilder<unknown>[] = [sql`c.bot_id = ${f.botId}`]
   if (f.state) where.push(sql`c.state = ${f.state}`)
   if (f.tariff) where.push(sql`o.tariff_code = ${f.tariff}`)
-  for (const who of [f.expert, f.mine])
-    if (who !== undefined)
-      where.push(sql`exists (select 1 from desk_appeal a
-        where a.bot_id = ${f.botId} and a.answered_by = ${who} and a.consultation_id = c.id)`)
+  if (f.expert !== undefined)
+    where.push(sql`exists (select 1 from desk_appeal a
+        where a.bot_id = ${f.botId} and a.answered_by = ${f.expert} and a.consultation_id = c.id)`)
+  if (f.mine !== undefined) where.push(sql`c.id in (${mineOf(f.botId, f.mine)})`)
   if (f.from) where.push(sql`c.created_at >= ${f.from}`)
   if (f.to) where.push(sql`c.created_at < ${f.to}`)
   if (f.before !== undefined) where.push(sql`c.id < ${f.before}`)
@@ -120,11 +120,22 @@ export async function listConsultations(db: Db, f: ConsultationFilter): Promise<
   return r.rows.map((row) => ({ ...row, experts: (row.experts ?? []).map(Number) }))
 }
 
-/** Whether the consultation is one of this expert's (a question of it answered by them). */
-export async function answeredBy(db: Db, consultationId: number, staffId: number): Promise<boolean> {
-  const r =
-    await sql`select 1 from desk_appeal where consultation_id = ${consultationId} and answered_by = ${staffId}
-    limit 1`.execute(db)
+/** The ids of an expert's consultations: owned now, or with a question they answered. */
+function mineOf(botId: number, staffId: number) {
+  return sql`select ea.consultation_id from expert_assignment ea
+      where ea.bot_id = ${botId} and ea.expert_id = ${staffId} and ea.ended_at is null
+    union
+    select a.consultation_id from desk_appeal a where a.bot_id = ${botId} and a.answered_by = ${staffId}`
+}
+
+/** Whether the consultation is one of this expert's: they own it now, or answered a question of it. */
+export async function isExpertsConsultation(
+  db: Db,
+  botId: number,
+  consultationId: number,
+  staffId: number,
+): Promise<boolean> {
+  const r = await sql`select 1 where ${consultationId}::bigint in (${mineOf(botId, staffId)})`.execute(db)
   return r.rows.length > 0
 }
 

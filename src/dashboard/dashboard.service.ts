@@ -2,6 +2,7 @@ import { DateTime } from 'luxon'
 import { audit } from '../audit/audit'
 import { type DeskRuntime, pick } from '../config/load'
 import type { Deps } from '../deps'
+import { staffNames } from '../experts/names'
 import { buildTranscript } from '../lifecycle/transcript'
 import type { ConsultationState } from '../orders/orders.tables'
 import { refundWithTopUps } from '../payments/refund-with-topups'
@@ -20,12 +21,12 @@ import type {
 } from './dashboard.model'
 import {
   type AppealRow,
-  answeredBy,
   consultationAppeals,
   consultationCard,
   consultationDrafts,
   consultationEvents,
   findPaymentRow,
+  isExpertsConsultation,
   listConsultations,
   listPayments,
   type PaymentRow,
@@ -75,9 +76,20 @@ export function dateRange(desk: DeskRuntime, from: string, to: string): { from: 
   return { from: a.toJSDate(), to: b.toJSDate() }
 }
 
-export function me(deps: Pick<Deps, 'config'>, viewer: Viewer): MeDto {
+export async function me(deps: Pick<Deps, 'config' | 'db'>, viewer: Viewer): Promise<MeDto> {
   const { desk } = viewer
   const lang = viewer.lang
+  const staff = [
+    ...desk.staff.admins.map((id) => ({ id, role: 'admin' as const })),
+    ...desk.staff.experts
+      .filter((id) => !desk.staff.admins.includes(id))
+      .map((id) => ({ id, role: 'expert' as const })),
+  ]
+  const names = await staffNames(
+    deps.db,
+    desk,
+    staff.map((s) => s.id),
+  )
   return {
     desk: {
       slug: desk.slug,
@@ -89,12 +101,10 @@ export function me(deps: Pick<Deps, 'config'>, viewer: Viewer): MeDto {
     lang,
     expiresAt: iso(viewer.expiresAt),
     tariffs: desk.tariffs.map((t) => ({ code: t.code, title: pick(t.title, lang, desk.defaultLanguage) })),
-    staff: [
-      ...desk.staff.admins.map((id) => ({ id, role: 'admin' as const })),
-      ...desk.staff.experts
-        .filter((id) => !desk.staff.admins.includes(id))
-        .map((id) => ({ id, role: 'expert' as const })),
-    ],
+    staff: staff.map((s) => {
+      const name = names.get(s.id)
+      return name ? { ...s, name } : s
+    }),
     llm: { currency: deps.config.llm.currency, minorUnitsPerMajor: deps.config.llm.minorUnitsPerMajor },
   }
 }
@@ -219,7 +229,10 @@ export async function consultationDetail(
   const card = await consultationCard(deps.db, desk.botId, consultationId)
   // Another desk's consultation, or not one of this expert's: the same answer as one that does not exist.
   if (!card) throw new DashboardError(404, 'not-found')
-  if (viewer.role === 'expert' && !(await answeredBy(deps.db, consultationId, viewer.userId)))
+  if (
+    viewer.role === 'expert' &&
+    !(await isExpertsConsultation(deps.db, desk.botId, consultationId, viewer.userId))
+  )
     throw new DashboardError(404, 'not-found')
   const [appeals, payments, events, drafts, transcript] = await Promise.all([
     consultationAppeals(deps.db, consultationId),

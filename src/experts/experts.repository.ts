@@ -183,3 +183,46 @@ export async function deleteSnippet(q: Q, botId: number, name: string): Promise<
     .executeTakeFirst()
   return Number(r.numDeletedRows) > 0
 }
+
+export interface OpenQuestionRow {
+  appealId: number
+  number: number
+  dueAt: Date
+  consultationId: number
+  ownerId: number | null
+  title: string
+  chatId: number | null
+  threadId: number | null
+  /** All rows the filter matches (the list itself stops at the limit). */
+  total: number
+}
+
+/**
+ * The desk's open questions by due time (then id): all of them, or (`owner`) those of consultations this person owns
+ * now. With the consultation's title, its owner and its topic (when it has one).
+ */
+export async function openQuestions(
+  q: Q,
+  botId: number,
+  f: { owner?: number | undefined; limit: number },
+): Promise<OpenQuestionRow[]> {
+  const r = await sql<OpenQuestionRow>`
+    select a.id as "appealId", a.number, a.due_at as "dueAt", a.consultation_id as "consultationId",
+      ea.expert_id as "ownerId", o.title, r.support_chat_id as "chatId", r.message_thread_id as "threadId",
+      count(*) over ()::int as total
+    from desk_appeal a
+      join consultation c on c.id = a.consultation_id
+      join orders o on o.id = c.order_id
+      left join expert_assignment ea on ea.consultation_id = a.consultation_id and ea.ended_at is null
+      left join desk_route r on r.consultation_id = a.consultation_id and r.state = 'active'
+    where a.bot_id = ${botId} and a.state = 'open'
+      ${f.owner === undefined ? sql`` : sql`and ea.expert_id = ${f.owner}`}
+    order by a.due_at, a.id
+    limit ${f.limit}`.execute(q)
+  return r.rows.map((x) => ({
+    ...x,
+    ownerId: x.ownerId === null ? null : Number(x.ownerId),
+    chatId: x.chatId === null ? null : Number(x.chatId),
+    threadId: x.threadId === null ? null : Number(x.threadId),
+  }))
+}

@@ -7,6 +7,7 @@ import { clockNow } from '../db/clock'
 import type { Trx } from '../db/database'
 import type { Deps } from '../deps'
 import { reminderRecipients } from '../experts/experts.service'
+import { staffNames } from '../experts/names'
 import type { Outbox } from '../jobs/jobs'
 import { LedgerTx } from '../ledger/ledger.service'
 import { APPEALS_UNIT, CONSULTATION_SCOPE } from '../orders/allowances'
@@ -85,11 +86,14 @@ export async function runReminder(
     }
     const awayLine =
       to.ownerAway && to.owner ? `\n${t('sla-reminder-owner-away', { name: to.owner.name })}` : ''
+    // Each person by name (src/experts/names.ts); "expert" / "expert 2" only for someone the desk cannot name.
+    const people = to.people.length ? to.people : mentioned(desk)
+    const names = await staffNames(trx, desk, people)
     const { text, entities } = withMentions(
       `${t('sla-reminder', params)}${awayLine}`,
-      (to.people.length ? to.people : mentioned(desk)).map((id, i, all) => ({
+      people.map((id, i, all) => ({
         id,
-        label: t('sla-expert-mention', { n: all.length > 1 ? i + 1 : 0 }),
+        label: names.get(id) ?? t('sla-expert-mention', { n: all.length > 1 ? i + 1 : 0 }),
       })),
     )
     await insertItemOnce(trx, {

@@ -3,6 +3,7 @@ import type { DeskRuntime } from '../config/load'
 import { homeChat, isStaffGroup, staffGroupsOf } from '../config/staff-groups'
 import { clockNow } from '../db/clock'
 import type { Db } from '../db/database'
+import { staffNames } from '../experts/names'
 import { formatInstant } from '../time/format'
 import { businessMinutesLeft, formatDuration } from '../time/instants'
 import {
@@ -126,7 +127,7 @@ export async function reportFor(
   desk: DeskRuntime,
   args: string,
   chatId: number = homeChat(desk),
-): Promise<{ ok: true; report: Report; now: Date } | { ok: false }> {
+): Promise<{ ok: true; report: Report; now: Date; names: Map<number, string> } | { ok: false }> {
   const now = await clockNow(db)
   const range = parseReportRange(args, desk, now)
   if (!range.ok) return { ok: false }
@@ -134,20 +135,40 @@ export async function reportFor(
   const home = homeChat(desk)
   const scope =
     chatId === home ? { home, groupCount: staffGroupsOf(desk).length } : { group: { chatId, home } }
-  return { ok: true, report: await buildReport(db, desk.botId, range.from, range.to, scope), now }
+  const report = await buildReport(db, desk.botId, range.from, range.to, scope)
+  return { ok: true, report, now, names: await reportNames(db, desk, report) }
+}
+
+/** The names of the staff a report mentions (src/experts/names.ts). */
+export function reportNames(db: Db, desk: DeskRuntime, r: Report): Promise<Map<number, string>> {
+  return staffNames(db, desk, [
+    ...r.experts.map((e) => e.staffId),
+    ...r.ratings.flatMap((x) => (x.expertId === null ? [] : [x.expertId])),
+  ])
 }
 
 type T = (key: string, params?: Record<string, string | number>) => string
 
-/** How the report names a staff member: the configured role and the Telegram id (no names are stored). */
-function staffLabel(t: T, desk: DeskRuntime, id: number): string {
+/**
+ * How the report names a staff member: by name (src/experts/names.ts, passed in as `names`), else the configured
+ * role and the Telegram id.
+ */
+function staffLabel(t: T, desk: DeskRuntime, id: number, names: Map<number, string>): string {
   if (isStaffGroup(desk, id)) return t('report-who-anonymous')
+  const name = names.get(id)
+  if (name) return name
   if (desk.staff.admins.includes(id)) return t('report-who-admin', { id: String(id) })
   if (desk.staff.experts.includes(id)) return t('report-who-expert', { id: String(id) })
   return t('report-who-other', { id: String(id) })
 }
 
-export function renderReport(t: T, desk: DeskRuntime, r: Report, now: Date): string {
+export function renderReport(
+  t: T,
+  desk: DeskRuntime,
+  r: Report,
+  now: Date,
+  names: Map<number, string> = new Map(),
+): string {
   const lang = desk.defaultLanguage
   const zone = desk.schedule.timezone
   const at = (d: Date) => formatInstant(d, zone, lang).split(' (')[0]!
@@ -194,7 +215,7 @@ export function renderReport(t: T, desk: DeskRuntime, r: Report, now: Date): str
   for (const e of r.experts)
     lines.push(
       t('report-expert-line', {
-        who: staffLabel(t, desk, e.staffId),
+        who: staffLabel(t, desk, e.staffId, names),
         median: String(Math.round(e.medianMinutes * 10) / 10),
         answered: e.answered,
         inTime: e.inTime,
@@ -205,7 +226,7 @@ export function renderReport(t: T, desk: DeskRuntime, r: Report, now: Date): str
   for (const x of r.ratings)
     lines.push(
       t('report-rating-line', {
-        who: x.expertId === null ? t('report-who-nobody') : staffLabel(t, desk, x.expertId),
+        who: x.expertId === null ? t('report-who-nobody') : staffLabel(t, desk, x.expertId, names),
         average: x.average.toFixed(2),
         count: x.count,
       }),

@@ -1,8 +1,11 @@
 import type { Message } from 'grammy/types'
+import { sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { closeEarly } from '../../src/consultations/desk.service'
 import { rateConsultation } from '../../src/consultations/ratings'
 import { ratingsSummary } from '../../src/dashboard/dashboard.overview'
+import { upsertProfile } from '../../src/experts/experts.repository'
+import { BOSS_SCHEMA } from '../../src/jobs/jobs'
 import { buildReport, renderReport } from '../../src/reports/reports.service'
 import {
   ADMIN_ID,
@@ -62,7 +65,8 @@ describe('rating a closed consultation', () => {
     await w.tg.waitForSent(client.id, /You rated the consultation 2 of 5/)
     const low = await w.tg.waitForSent(STAFF_CHAT_ID, /Низкая оценка 2\/5: консультация #\d+/)
     expect(low.text).toContain(`консультация #${consultationId}`)
-    expect(low.text).toContain(`отвечал ${EXPERT_ID}`)
+    // Named (the Telegram name stored when Ed wrote), not by id.
+    expect(low.text).toContain('ответственный Ed.')
     expect(await rating(consultationId)).toMatchObject({ score: 2, expert_id: EXPERT_ID, user_id: client.id })
 
     // Changed to 4: no new alert; the same row.
@@ -129,9 +133,40 @@ describe('rating a closed consultation', () => {
         .where('subject_id', '=', String(consultationId))
         .execute()
       expect(given).toHaveLength(1)
-      // Nobody answered: the rating counts for nobody.
-      expect(rows[0]!.expert_id).toBeNull()
+      // Nobody answered: the rating counts for the owner the activation chose (the desk's one expert).
+      expect(rows[0]!.expert_id).toBe(EXPERT_ID)
     }
+  })
+
+  it('counts for the owner, not the answerer, and tells the owner of a low rating once, in private', async () => {
+    const OWNER = 900007
+    const { client, consultationId } = await closedAndAnswered()
+    // Ed answered; the desk made someone else responsible (a hand-over after the answer).
+    await w.deps.db
+      .updateTable('expert_assignment')
+      .set({ expert_id: OWNER })
+      .where('consultation_id', '=', consultationId)
+      .where('ended_at', 'is', null)
+      .execute()
+    await upsertProfile(w.deps.db, TEST_BOT_ID, OWNER, { name: 'Olga' })
+    const since = w.tg.mark()
+    const rate = (score: number) =>
+      rateConsultation(w.deps, w.t.desk, { consultationId, userId: client.id, score })
+    expect((await rate(1)).status).toBe('rated')
+    expect(await rating(consultationId)).toMatchObject({ score: 1, expert_id: OWNER })
+    const told = await w.tg.waitForSent(OWNER, /Клиент оценил вашу консультацию #\d+ .* на 1\/5/, { since })
+    expect(told.text).toContain(`#${consultationId}`)
+    const group = await w.tg.waitForSent(STAFF_CHAT_ID, /Низкая оценка 1\/5/, { since })
+    expect(group.text).toContain('ответственный Olga.')
+    // Still low (1 -> 2), then the same score pressed again: the owner is told once.
+    expect((await rate(2)).status).toBe('rated')
+    expect((await rate(2)).status).toBe('rated')
+    // One notification was ever queued for the owner (jobs are the outbox: none is waiting to be sent later).
+    const queued = await sql<{ n: number }>`select count(*)::int as n from ${sql.id(BOSS_SCHEMA, 'job')}
+      where name = 'tg.notify' and data->>'chatId' = ${String(OWNER)}`.execute(w.deps.db)
+    expect(queued.rows[0]!.n).toBe(1)
+    expect(w.tg.sentTo(OWNER, { since })).toHaveLength(1)
+    expect(w.tg.sentTo(EXPERT_ID, { since }).filter((m) => /оценил/.test(m.text ?? ''))).toHaveLength(0)
   })
 
   it('/report and the dashboard show the average and count per answering expert', async () => {
@@ -167,9 +202,13 @@ describe('rating a closed consultation', () => {
     const text = renderReport((k, p) => w.deps.i18n.t('ru', k, p), w.t.desk, report, new Date())
     expect(text).toContain('⭐ Оценки консультаций')
     expect(text).toContain(`эксперт id ${EXPERT_ID}: ${avg.toFixed(2)} по ${all.length} оценкам`)
-    expect(text).toMatch(/никто не отвечал: \d\.\d\d по \d+ оценк/)
+    expect(text).toContain('по ответственному эксперту')
     const dash = await ratingsSummary(w.deps.db, { botId: TEST_BOT_ID, from, to, zone: 'Europe/Moscow' })
-    expect(dash?.byExpert).toEqual([{ staffId: EXPERT_ID, count: all.length, average: mine.average }])
+    expect(dash?.byExpert.find((x) => x.staffId === EXPERT_ID)).toEqual({
+      staffId: EXPERT_ID,
+      count: all.length,
+      average: mine.average,
+    })
   })
 })
 

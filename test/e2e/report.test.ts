@@ -1,8 +1,9 @@
 import { sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { DeskRuntime } from '../../src/config/load'
+import { upsertProfile } from '../../src/experts/experts.repository'
 import { findTariff, snapshotTariff } from '../../src/orders/tariffs'
-import { buildReport, parseReportRange, renderReport } from '../../src/reports/reports.service'
+import { buildReport, parseReportRange, renderReport, reportNames } from '../../src/reports/reports.service'
 import {
   ADMIN_ID,
   type DeskWorld,
@@ -207,6 +208,20 @@ describe('report: numbers computed in SQL from the same tables', () => {
     expect(text).toMatch(/вопрос №6: срок .*, осталось (1 ч 5\d мин|2 ч) рабочего времени/)
     expect(text).toContain('ничего не осталось (вопросы консультации): 2')
     expect(text).toContain('окно уже закрылось: 2')
+
+    // Names instead of ids (src/experts/names.ts): the Telegram name stored for the expert, the desk document's
+    // name for the admin (it wins over a stored one).
+    await upsertProfile(w.deps.db, desk.botId, EXPERT_ID, { name: 'Анна Петрова' })
+    await upsertProfile(w.deps.db, desk.botId, ADMIN_ID, { name: 'stored admin' })
+    const named = {
+      ...desk,
+      expertSettings: { ...desk.expertSettings, names: { [String(ADMIN_ID)]: 'Борис' } },
+    }
+    const withNames = renderReport(t, named, r, new Date(), await reportNames(w.deps.db, named, r))
+    expect(withNames).toContain('Анна Петрова: 25 мин по 3 ответам (3 вовремя)')
+    expect(withNames).toContain('Борис: 300 мин по 1 ответу (0 вовремя)')
+    expect(withNames).not.toContain(`id ${EXPERT_ID}`)
+    expect(withNames).not.toContain(`id ${ADMIN_ID}`)
   })
 
   it('/report in the staff group: admins get it (optionally for a range), others are refused', async () => {

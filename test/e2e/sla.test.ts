@@ -1,6 +1,7 @@
 import { sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Appeal } from '../../src/consultations/desk.repository'
+import { upsertProfile } from '../../src/experts/experts.repository'
 import { runBreach, runReminder } from '../../src/lifecycle/sla.service'
 import { sweepLifecycle } from '../../src/lifecycle/sweep'
 import {
@@ -67,6 +68,8 @@ describe('SLA: reminder, breach, policy', () => {
     const a = await openedAppeal(w, consultationId)
 
     expect(await runReminder(w.deps, a.id, { now: at(a.due_at, -31 * MIN) })).toBe('not-due')
+    // The mention names the person (the Telegram name stored when they last wrote), not "expert 1".
+    await upsertProfile(w.deps.db, w.t.desk.botId, EXPERT_ID, { name: 'Ирина К.' })
     const since = w.tg.mark()
     expect(await runReminder(w.deps, a.id, { now: at(a.due_at, -30 * MIN) })).toBe('reminded')
     expect(await runReminder(w.deps, a.id, { now: at(a.due_at, -29 * MIN) })).toBe('done')
@@ -74,6 +77,7 @@ describe('SLA: reminder, breach, policy', () => {
       threadId: route.message_thread_id,
     })
     expect(reminder.text).toContain('осталось 30 мин рабочего времени')
+    expect(reminder.text).toContain('👤 Ирина К.')
     expect(reminder.message.entities).toEqual([
       expect.objectContaining({ type: 'text_mention', user: expect.objectContaining({ id: EXPERT_ID }) }),
     ])

@@ -45,6 +45,16 @@ export function clientName(c: ClientDto): string {
 export function staffName(me: MeDto, t: T, id: number | null): string {
   if (id === null) return '—'
   if (id === me.user.id) return t('who-you')
-  const role = me.staff.find((s) => s.id === id)?.role
+  const person = me.staff.find((s) => s.id === id)
+  if (person?.name) return person.name
+  const role = person?.role
   return t(role === 'admin' ? 'who-admin' : role === 'expert' ? 'who-expert' : 'who-other', { id })
+}
+
+/** Minutes as "2 h 30 min" / "2 ч 30 мин" (abbreviations: no plural forms), like the bot's formatDuration. */
+export function formatMinutes(minutes: number, lang: string): string {
+  const m = Math.max(0, Math.round(minutes))
+  const [h, min] = lang === 'ru' ? ['ч', 'мин'] : ['h', 'min']
+  const parts = [m >= 60 ? `${Math.floor(m / 60)} ${h}` : '', m % 60 || m < 60 ? `${m % 60} ${min}` : '']
+  return parts.filter(Boolean).join(' ')
 }

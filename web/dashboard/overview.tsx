@@ -3,7 +3,7 @@ import { useEffect, useMemo, useState } from 'preact/hooks'
 import type { MeDto, OverviewDto } from '../../src/dashboard/dashboard.model'
 import type { Api } from './api'
 import { axes, ChartBox, palette } from './chart'
-import { formatDay, formatMoney, formatNumber, staffName } from './format'
+import { formatDay, formatMinutes, formatMoney, formatNumber, staffName } from './format'
 import { type Lang, reasonText, type T } from './i18n'
 
 const RANGES = [7, 30, 90] as const
@@ -29,6 +29,38 @@ function Section(props: { title: string; name: string; children: preact.Componen
       {props.note && <p class="hint">{props.note}</p>}
       {props.children}
     </section>
+  )
+}
+
+/** The viewer's open questions by due time (the API's openNow, as /mine lists them), first on the page. */
+function OpenNow(props: { data: OverviewDto['openNow']; me: MeDto; t: T; lang: Lang }) {
+  const { data, me, t, lang } = props
+  return (
+    <Section title={t('open-now')} name="open-now">
+      {data.items.length === 0 && <p class="hint">{t('open-none')}</p>}
+      <ul class="open-now">
+        {data.items.map((i) => {
+          const label = t('open-question', { consultation: i.consultationId, n: i.number })
+          return (
+            <li key={`${i.consultationId}:${i.number}`} data-consultation={i.consultationId}>
+              {i.topicLink ? (
+                <a href={i.topicLink} target="_blank" rel="noreferrer">
+                  {label}
+                </a>
+              ) : (
+                label
+              )}{' '}
+              ({i.title}):{' '}
+              {i.overdue
+                ? t('open-overdue', { over: formatMinutes(i.minutesOver, lang) })
+                : t('open-left', { left: formatMinutes(i.minutesLeft, lang) })}
+              {me.role === 'admin' && i.owner ? ` · ${i.owner.name}` : ''}
+            </li>
+          )
+        })}
+      </ul>
+      {data.more > 0 && <p class="hint">{t('open-more', { n: data.more })}</p>}
+    </Section>
   )
 }
 
@@ -65,6 +97,7 @@ export function Overview(props: { api: Api; me: MeDto; t: T; lang: Lang; themeKe
         !error && <p class="hint">{t('loading')}</p>
       ) : (
         <>
+          <OpenNow data={data.openNow} me={me} t={t} lang={lang} />
           <div class="kpis">
             {data.revenue && (
               <>

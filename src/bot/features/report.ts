@@ -28,7 +28,7 @@ group.command('report', async (ctx) => {
   const dashboard = reportDashboardButton(deps.config, desk, ctx.me.username, t('dashboard-open'))
   // The owners now (src/experts), after the range's numbers.
   const owners = await renderOwners(deps.db, desk, t, r.now)
-  await ctx.reply(`${renderReport(t, desk, r.report, r.now)}\n\n${owners}`, {
+  await ctx.reply(`${renderReport(t, desk, r.report, r.now, r.names)}\n\n${owners}`, {
     ...thread,
     link_preview_options: { is_disabled: true },
     ...(dashboard ? { reply_markup: { inline_keyboard: dashboard } } : {}),

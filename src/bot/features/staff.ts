@@ -13,6 +13,7 @@ import {
   requestCard,
   setClientBan,
 } from '../../consultations/desk.service'
+import { rememberStaffName } from '../../experts/experts.service'
 import { contentTypeOf } from '../../routing/content'
 import type { BotContext } from '../context'
 
@@ -90,6 +91,8 @@ group.on('message', async (ctx, next) => {
   if (!route) return next()
   const who = staffOf(ctx, m)
   if (!who) return refuseOtherGroup(ctx, route, m)
+  // The name Telegram shows, kept for /report, the dashboard and SLA mentions (src/experts/names.ts).
+  if (m.from && !m.sender_chat) await rememberStaffName(ctx.deps, ctx.desk, who.id, who.label)
   const cmd = commandOf(ctx, m)
   if (cmd) return cmd.ours ? command(ctx, route, who, m, cmd) : undefined
   const text = m.text ?? m.caption ?? ''

@@ -17,11 +17,12 @@ rating-not-closed = A consultation can be rated once it has ended.
 
 ## To the staff (the desk's language)
 
-rating-low-admins = 👎 Low rating {$score}/5: consultation #{$consultation} ({$title}, client id {$user}), answered by {$expert}.
+rating-low-admins = 👎 Low rating {$score}/5: consultation #{$consultation} ({$title}, client id {$user}), owner {$expert}.
+rating-low-owner = 👎 Your consultation #{$consultation} ({$title}) was rated {$score}/5 by the client. The admins have been told too.
 rating-low-comment = 💬 Comment on the rating {$score}/5 of consultation #{$consultation}: {$comment}
-report-ratings-title = ⭐ Ratings of consultations (average, count) by answering expert:
+report-ratings-title = ⭐ Ratings of consultations (average, count) by owner (the expert responsible for the consultation; without an owner, the one who answered most):
 report-rating-line = • {$who}: {$average} over {$count} { $count ->
         [one] rating
        *[other] ratings
     }
-report-who-nobody = nobody answered
+report-who-nobody = no owner, nobody answered

@@ -23,11 +23,12 @@ rating-not-closed = Оценить консультацию можно посл�
 
 ## Сотрудникам (на языке по умолчанию)
 
-rating-low-admins = 👎 Низкая оценка {$score}/5: консультация #{$consultation} ({$title}, клиент id {$user}), отвечал {$expert}.
+rating-low-admins = 👎 Низкая оценка {$score}/5: консультация #{$consultation} ({$title}, клиент id {$user}), ответственный {$expert}.
+rating-low-owner = 👎 Клиент оценил вашу консультацию #{$consultation} ({$title}) на {$score}/5. Администраторам тоже сообщено.
 rating-low-comment = 💬 Комментарий к оценке {$score}/5 консультации #{$consultation}: {$comment}
-report-ratings-title = ⭐ Оценки консультаций (средняя, количество) по отвечавшему эксперту:
+report-ratings-title = ⭐ Оценки консультаций (средняя, количество) по ответственному эксперту (а без него — по тому, кто ответил больше всех):
 report-rating-line = • {$who}: {$average} по { $count ->
         [one] {$count} оценке
        *[other] {$count} оценкам
     }
-report-who-nobody = никто не отвечал
+report-who-nobody = нет ответственного, никто не отвечал
