@@ -318,6 +318,9 @@ describe('drafting on the ledger: periods and limits (injected instants, desk zo
         c.llm.drafting.expertDailyCap = 1
         c.llm.drafting.monthlyBudget = { unit: 'money', amount: 100 }
         c.llm.drafting.concurrency = 1
+        // The other experts asOther() names: staff of the desk, since a draft is asked only by staff of the
+        // consultation's group.
+        c.desks[0]!.staff.experts.push(...Array.from({ length: 20 }, (_, i) => 910_001 + i), 920_001)
       },
     })
   })
