@@ -53,7 +53,7 @@ async function send(user: User, text: string, reply: RegExp) {
 async function tariffList(client: User): Promise<string[]> {
   const since = w.tg.mark()
   await w.tg.push(TEST_BOT_ID, w.tg.command(client, '/tariffs'))
-  const m = await w.tg.waitForSent(client.id, /tariff/i, { since })
+  const m = await w.tg.waitForSent(client.id, /tariff|support plan/i, { since })
   return (m.reply_markup?.inline_keyboard ?? []).flat().map((b: { text: string }) => b.text)
 }
 
