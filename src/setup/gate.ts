@@ -12,8 +12,9 @@ import { type ClosedReason, lastBroken } from './last-look'
  */
 export type { ClosedReason }
 
-export async function sellingClosed(db: Db, desk: DeskRuntime): Promise<ClosedReason[]> {
-  const out = setupGaps(desk).map(
+/** What the desk's settings still lack (src/settings/setup.ts), as reasons. */
+function gapReasons(desk: DeskRuntime): ClosedReason[] {
+  return setupGaps(desk).map(
     (g): ClosedReason =>
       g === 'no-owner'
         ? { kind: 'no-owner' }
@@ -21,6 +22,10 @@ export async function sellingClosed(db: Db, desk: DeskRuntime): Promise<ClosedRe
           ? { kind: 'no-group' }
           : { kind: 'no-tariff' },
   )
+}
+
+export async function sellingClosed(db: Db, desk: DeskRuntime): Promise<ClosedReason[]> {
+  const out = gapReasons(desk)
   for (const g of await brokenGroups(db, desk)) out.push({ kind: 'group', ...g })
   return out
 }
@@ -52,13 +57,5 @@ const PROBLEM_WORDS: Record<string, string> = {
 
 /** sellingClosed without a query: the desk's gaps now, and its broken groups as of the last look (<= ~2 s). */
 export function sellingClosedNow(db: Db, desk: DeskRuntime): ClosedReason[] {
-  const gaps = setupGaps(desk).map(
-    (g): ClosedReason =>
-      g === 'no-owner'
-        ? { kind: 'no-owner' }
-        : g === 'no-staff-group'
-          ? { kind: 'no-group' }
-          : { kind: 'no-tariff' },
-  )
-  return [...gaps, ...lastBroken(db, desk.botId)]
+  return [...gapReasons(desk), ...lastBroken(db, desk.botId)]
 }
