@@ -71,6 +71,8 @@ export class HealthWatch {
     const hung = this.hungFor()
     if (hung !== undefined) {
       const reason = this.noAnswer()
+      // Readiness says the same at once, not only at the next tick of the timer (flip is idempotent).
+      this.flip(reason)
       return { database: reason, jobs: reason, outbox: undefined, at: Date.now() }
     }
     return this.last ?? { database: 'not measured yet', jobs: 'not measured yet', outbox: undefined, at: 0 }

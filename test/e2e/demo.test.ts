@@ -64,7 +64,7 @@ describe('npm run demo', () => {
       /│ — Question #2 · accepted/,
       /Ada ▸ staff General +\/report/,
       /💰 Revenue: paid 400 ⭐ \(2 payments\), refunded 0 ⭐ \(0\), net 400 ⭐/,
-      /⭐ Ratings of consultations .*\n\s*• expert id \d+: 5\.00 over 1 rating/,
+      /⭐ Ratings of consultations .*\n\s*• Ed: 5\.00 over 1 rating/,
       /demo finished in [\d.]+ s/,
     ])
       expect(r.out).toMatch(line)
