@@ -23,6 +23,11 @@ import { handleOwnerAlert, ownerAlertQueue } from './experts/alerts'
 import type { JobHandler } from './jobs/jobs'
 import type { QueueDef } from './jobs/queue'
 import { retentionQueue, startRetention } from './jobs/retention'
+import {
+  DEAD_LETTER_WATCH_CRON,
+  deadLetterWatchQueue,
+  runDeadLetterWatch,
+} from './telegram/private-alerts'
 import { ledgerSweepQueue, startLedgerSweeper } from './ledger/ledger.jobs'
 import {
   LIFECYCLE_SWEEP_CRON,
@@ -99,8 +104,9 @@ export const QUEUES: readonly QueueDef<any>[] = [
   // data rights (/mydata, /forget)
   exportQueue,
   forgetTopicQueue,
-  // operations: retention of the tables that only grow
+  // operations: retention of the tables that only grow; dead letters told to the admins
   retentionQueue,
+  deadLetterWatchQueue,
   // subscriptions (issue 12)
   editSubscriptionQueue,
   subscriptionLapseQueue,
@@ -182,6 +188,9 @@ export async function startWorkers(deps: Deps): Promise<void> {
   await jobs.work(exportQueue, (d) => runExport(deps, d))
   await jobs.work(forgetTopicQueue, (d) => runForgetTopic(deps, d))
   await startRetention(deps.jobs, deps.db, deps.log)
+  // Operations: a job that went to the dead letters is told privately to the admins, once (issue 25).
+  await jobs.work(deadLetterWatchQueue, () => runDeadLetterWatch(deps))
+  await jobs.boss.schedule(deadLetterWatchQueue.name, DEAD_LETTER_WATCH_CRON, {}, { tz: 'UTC' })
   // Subscriptions: Telegram told of a cancelled/resumed renewal; the lapse at period end + grace.
   await jobs.work(editSubscriptionQueue, (d) => runEditSubscription(deps, d))
   await jobs.work(subscriptionLapseQueue, (d) => runLapse(deps, d))
