@@ -23,11 +23,6 @@ import { handleOwnerAlert, ownerAlertQueue } from './experts/alerts'
 import type { JobHandler } from './jobs/jobs'
 import type { QueueDef } from './jobs/queue'
 import { retentionQueue, startRetention } from './jobs/retention'
-import {
-  DEAD_LETTER_WATCH_CRON,
-  deadLetterWatchQueue,
-  runDeadLetterWatch,
-} from './telegram/private-alerts'
 import { ledgerSweepQueue, startLedgerSweeper } from './ledger/ledger.jobs'
 import {
   LIFECYCLE_SWEEP_CRON,
@@ -62,6 +57,7 @@ import {
 } from './subscriptions/subscriptions.jobs'
 import { jobSendContext, withSendContext } from './telegram/budget'
 import { handleNotify, notifyGroupQueue, notifyPaymentQueue, notifyQueue } from './telegram/notify'
+import { DEAD_LETTER_WATCH_CRON, deadLetterWatchQueue, runDeadLetterWatch } from './telegram/private-alerts'
 
 /**
  * The wiring of the outbox: every queue of the app and the handler that works it. Queues are declared by the floor

@@ -35,7 +35,12 @@ export async function parkedUpdates(db: Db, botId: number, limit = 10): Promise<
     .orderBy('update_id')
     .limit(limit)
     .execute()
-  return rows.map((r) => ({ updateId: r.update_id, kind: r.kind, parkedAt: r.done_at, lastError: r.last_error }))
+  return rows.map((r) => ({
+    updateId: r.update_id,
+    kind: r.kind,
+    parkedAt: r.done_at,
+    lastError: r.last_error,
+  }))
 }
 
 /** Hands a parked update back to the inbox; false when it is not parked (handed back already, or unknown). */
@@ -79,7 +84,13 @@ export interface DeadLetter {
  * DEAD_LETTER_LOOKBACK_HOURS. A job that names another desk (`botId` in its data) is not listed for this one.
  */
 export async function deadLetters(db: Db | Trx, botId: number | null, limit = 10): Promise<DeadLetter[]> {
-  const r = await sql<{ id: string; name: string; completed_on: Date; bot_id: string | null; error: string | null }>`
+  const r = await sql<{
+    id: string
+    name: string
+    completed_on: Date
+    bot_id: string | null
+    error: string | null
+  }>`
     select id, name, completed_on, data->>'botId' as bot_id, left(coalesce(output->>'message', output::text), 300) as error
       from pgboss.job
       where state = 'failed' and dead_letter is not null and name <> ${DEAD_LETTER_QUEUE}
@@ -106,7 +117,9 @@ export async function handBackDeadLetter(
   const r = await db.transaction().execute(async (trx) => {
     const job = await sql<{ name: string; bot_id: string | null }>`
       select name, data->>'botId' as bot_id from pgboss.job
-        where id = ${input.jobId}::uuid and state = 'failed' and dead_letter is not null for update`.execute(trx)
+        where id = ${input.jobId}::uuid and state = 'failed' and dead_letter is not null for update`.execute(
+      trx,
+    )
     const row = job.rows[0]
     // Another desk's job is not this desk's admin's to hand back.
     if (!row || (row.bot_id !== null && row.bot_id !== String(input.botId))) return undefined

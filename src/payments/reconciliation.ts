@@ -51,7 +51,11 @@ export interface ReconcileReport {
   mismatches: Mismatch[]
 }
 
-async function fetchTransactions(deps: Deps, desk: DeskRuntime, from: Date): Promise<StarTransaction[]> {
+export async function fetchTransactions(
+  deps: Deps,
+  desk: DeskRuntime,
+  from: Date,
+): Promise<StarTransaction[]> {
   const out: StarTransaction[] = []
   const fromSec = Math.floor(from.getTime() / 1000)
   for (let page = 0; page < MAX_PAGES; page++) {

@@ -28,7 +28,12 @@ type DeskStaff = Pick<DeskRuntime, 'botId' | 'defaultLanguage'> & {
 }
 
 /** Tells the desk's admins once per alert key; false when they were told before (nothing is sent). */
-export async function tellAdmins(trx: Trx, outbox: Outbox, desk: DeskStaff, a: PrivateAlert): Promise<boolean> {
+export async function tellAdmins(
+  trx: Trx,
+  outbox: Outbox,
+  desk: DeskStaff,
+  a: PrivateAlert,
+): Promise<boolean> {
   const r = await sql<{ ok: number }>`
     insert into private_alert (bot_id, alert_key) values (${desk.botId}, ${a.alertKey})
     on conflict do nothing returning 1 as ok`.execute(trx)
