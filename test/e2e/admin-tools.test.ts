@@ -3,7 +3,9 @@ import { sql } from 'kysely'
 import { DateTime } from 'luxon'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { closeEarly } from '../../src/consultations/desk.service'
+import { agreeStart } from '../../src/consultations/start.service'
 import { openDispute } from '../../src/disputes/disputes.service'
+import { handBackParked } from '../../src/jobs/handback'
 import { findTariff, snapshotTariff } from '../../src/orders/tariffs'
 import { runReconciliation } from '../../src/payments/reconciliation'
 import { runDeadLetterWatch } from '../../src/telegram/private-alerts'
@@ -278,6 +280,61 @@ describe('admin tools from Telegram', () => {
       .where('subject', '=', `${desk.botId}:day:quick:${day}`)
       .executeTakeFirstOrThrow()
     expect(acc).toEqual({ granted: 2, used: 2 })
+  })
+
+  it('20 rounds: two admins agreeing a start and handing back one parked update at once act once each', async () => {
+    const desk = w.t.desk
+    const tariff = findTariff(desk, 'quick')!
+    for (let round = 0; round < 20; round++) {
+      const client = await newClient(w)
+      const orderId = await w.deps.db.transaction().execute(async (trx) => {
+        const o = await trx
+          .insertInto('orders')
+          .values({
+            bot_id: desk.botId,
+            user_id: client.id,
+            ...snapshotTariff(desk, tariff, 'en'),
+            state: 'paid_waiting',
+            needs_start_date: true,
+          })
+          .returning('id')
+          .executeTakeFirstOrThrow()
+        await trx
+          .insertInto('consultation')
+          .values({ bot_id: desk.botId, order_id: o.id, user_id: client.id })
+          .execute()
+        return o.id
+      })
+      const at = new Date(Date.now() + (3 + round) * 86_400_000)
+      const update = 991_000_000 + round
+      await w.deps.db
+        .insertInto('inbox_update')
+        .values({
+          bot_id: TEST_BOT_ID,
+          update_id: update,
+          chat_key: `race${round}`,
+          priority: 0,
+          kind: 'edited_message',
+          payload: JSON.stringify({ update_id: update }),
+          state: 'parked',
+          done_at: new Date(),
+        })
+        .execute()
+      const starts = await Promise.all(
+        [1, 2].map((i) =>
+          agreeStart(w.deps, desk, { orderId, actorId: ADMIN_ID, asAdmin: true, at, attempt: `race${i}` }),
+        ),
+      )
+      expect(starts.filter((r) => r.ok).length, `round ${round}`).toBe(1)
+      expect(await audits('order.start_agreed', orderId)).toBe(1)
+      const backs = await Promise.all(
+        [1, 2].map(() =>
+          handBackParked(w.deps.db, { botId: TEST_BOT_ID, updateId: update, actorId: ADMIN_ID }),
+        ),
+      )
+      expect(backs.filter(Boolean).length, `round ${round}`).toBe(1)
+      expect(await audits('intake.handed_back', update)).toBe(1)
+    }
   })
 
   it('/stuck hands a parked update and a dead letter back once each; the admins are told of the dead letter once', async () => {
