@@ -124,10 +124,22 @@ export async function startEmbeddedPostgres(opts: EmbeddedOptions = {}): Promise
     password: 'postgres',
     persistent: true,
     createPostgresUser: asRoot,
-    // Tests and the demo create many databases; fsync off only for throwaway clusters.
+    // Tests and the demo create many databases; fsync off only for throwaway clusters. The tests also run several
+    // files at once, and the fault tests each start four app processes of ~16 connections (pool, jobs, LISTEN):
+    // PostgreSQL's default of 100 connections let two such files starve a restarted process, which then waited
+    // out its start retry while the test's clock ran (a faults-kill timeout seen only in the embedded pass).
     postgresFlags: persistent
       ? []
-      : ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off'],
+      : [
+          '-c',
+          'fsync=off',
+          '-c',
+          'synchronous_commit=off',
+          '-c',
+          'full_page_writes=off',
+          '-c',
+          'max_connections=400',
+        ],
     initdbFlags: ['--encoding=UTF8'],
     onLog: (m: unknown) => log(String(m).trim()),
     onError: (m: unknown) => log(String(m).trim()),
