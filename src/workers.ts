@@ -57,6 +57,7 @@ import {
 } from './subscriptions/subscriptions.jobs'
 import { jobSendContext, withSendContext } from './telegram/budget'
 import { handleNotify, notifyGroupQueue, notifyPaymentQueue, notifyQueue } from './telegram/notify'
+import { DEAD_LETTER_WATCH_CRON, deadLetterWatchQueue, runDeadLetterWatch } from './telegram/private-alerts'
 
 /**
  * The wiring of the outbox: every queue of the app and the handler that works it. Queues are declared by the floor
@@ -99,8 +100,9 @@ export const QUEUES: readonly QueueDef<any>[] = [
   // data rights (/mydata, /forget)
   exportQueue,
   forgetTopicQueue,
-  // operations: retention of the tables that only grow
+  // operations: retention of the tables that only grow; dead letters told to the admins
   retentionQueue,
+  deadLetterWatchQueue,
   // subscriptions (issue 12)
   editSubscriptionQueue,
   subscriptionLapseQueue,
@@ -182,6 +184,9 @@ export async function startWorkers(deps: Deps): Promise<void> {
   await jobs.work(exportQueue, (d) => runExport(deps, d))
   await jobs.work(forgetTopicQueue, (d) => runForgetTopic(deps, d))
   await startRetention(deps.jobs, deps.db, deps.log)
+  // Operations: a job that went to the dead letters is told privately to the admins, once (issue 25).
+  await jobs.work(deadLetterWatchQueue, () => runDeadLetterWatch(deps))
+  await jobs.boss.schedule(deadLetterWatchQueue.name, DEAD_LETTER_WATCH_CRON, {}, { tz: 'UTC' })
   // Subscriptions: Telegram told of a cancelled/resumed renewal; the lapse at period end + grace.
   await jobs.work(editSubscriptionQueue, (d) => runEditSubscription(deps, d))
   await jobs.work(subscriptionLapseQueue, (d) => runLapse(deps, d))

@@ -7,6 +7,7 @@ import { conversationStorage } from '../payments/conversation-storage'
 import { installTransformers } from '../telegram/api'
 import type { BotContext } from './context'
 import { adminPaymentsFeature } from './features/admin-payments'
+import { adminToolsFeature } from './features/admin-tools'
 import { changeStartFeature } from './features/change-start'
 import { dashboardFeature } from './features/dashboard'
 import { deskFeature } from './features/desk'
@@ -72,6 +73,8 @@ function features(): Composer<BotContext>[] {
     mineFeature,
     expertsFeature,
     staffFeature,
+    // After the staff feature (a consultation topic's own /ban), before the desk (a command nobody took).
+    adminToolsFeature,
     deskFeature,
     // Last: answers what nobody took (a callback whose data matches nothing).
     fallbackFeature,

@@ -16,6 +16,7 @@ import type { SettingsTables } from '../settings/settings.tables'
 import type { SetupTables } from '../setup/setup.tables'
 import type { SubscriptionTables } from '../subscriptions/subscriptions.tables'
 import type { OutboundTables } from '../telegram/outbound.tables'
+import type { PrivateAlertTables } from '../telegram/private-alerts.tables'
 
 /**
  * Every table of the app. Each feature declares its tables next to its code (`*.tables.ts`) and is listed here,
@@ -39,7 +40,8 @@ export interface Database
     ExpertTables,
     SubscriptionTables,
     SettingsTables,
-    SetupTables {}
+    SetupTables,
+    PrivateAlertTables {}
 
 export interface CoreTables {
   /** Telegram update ids already handled, written in the same transaction as the update's effects. */
