@@ -7,6 +7,7 @@ import type { Deps } from '../deps'
 import { errorSummary, type Outbox } from '../jobs/jobs'
 import type { CompletionOutcome } from '../llm/provider'
 import { metrics } from '../metrics'
+import { notify } from '../telegram/notify'
 import type { RunResult } from './drafting.model'
 import { claimForCall, type Draft, dbNow, findDraft, lockDraft, updateDraft } from './drafting.repository'
 import { actualsFor, draftText, heldText, ledgerIn, postDraft, postNote } from './drafting.service'
@@ -88,17 +89,7 @@ export async function runDraft(deps: Deps, draftId: number): Promise<RunResult> 
     'draft: provider call finished',
   )
   const result = await settle(deps, d, outcome)
-  if (streamer) {
-    const desk = deps.desk(d.bot_id)
-    const text = outcome.kind === 'ok' || outcome.kind === 'stopped' ? draftText(outcome.text).text : ''
-    const note =
-      outcome.kind === 'ok' || outcome.kind === 'stopped'
-        ? outcome.kind === 'stopped'
-          ? 'drafting-stream-stopped'
-          : 'drafting-stream-done'
-        : 'drafting-stream-failed'
-    await streamer.finish({ text, note: deps.i18n.t(desk.defaultLanguage, note, { id: String(d.id) }) })
-  }
+  await streamer?.finish()
   return result
 }
 
@@ -211,9 +202,17 @@ async function settleIn(
         `draft:result:${d.id}`,
         retryMarkup(deps, desk, d.consultation_id),
       )
+      await streamFinal(outbox, desk, d, 'drafting-stream-failed', '')
       return { status: 'failed', charged: false, reason: 'empty draft' }
     }
     await postDraft(trx, outbox, deps, desk, { ...d, text, truncated, version: d.version }, charged)
+    await streamFinal(
+      outbox,
+      desk,
+      d,
+      outcome.kind === 'stopped' ? 'drafting-stream-stopped' : 'drafting-stream-done',
+      text,
+    )
     return { status: 'ready', overrun: s.ok && s.overrun }
   }
 
@@ -250,6 +249,7 @@ async function settleIn(
     prompt: null,
   })
   if (d.source === 'handoff') await handoffDelivered(outbox, desk, d, null, outcome.reason)
+  await streamFinal(outbox, desk, d, 'drafting-stream-failed', '')
   await postNote(
     trx,
     outbox,
@@ -259,6 +259,23 @@ async function settleIn(
     `draft:result:${d.id}`,
   )
   return { status: 'unknown', reason: outcome.reason }
+}
+
+/**
+ * The end of a streamed draft in the expert's private chat, once: the whole text (or the part written until a Stop)
+ * as a message that stays, or why there is none. Through the outbox, so it waits for the chat's window without
+ * holding a worker. Nothing when the draft was not streamed.
+ */
+async function streamFinal(outbox: Outbox, desk: DeskRuntime, d: Draft, key: string, text: string) {
+  if (d.stream_chat_id === null) return
+  await notify(outbox, {
+    botId: desk.botId,
+    chatId: d.stream_chat_id,
+    lang: desk.defaultLanguage,
+    key,
+    params: { id: String(d.id), text },
+    dedupeKey: `draft:stream:${d.id}`,
+  })
 }
 
 function retryMarkup(deps: Deps, desk: DeskRuntime, consultationId: number): InlineKeyboardMarkup {

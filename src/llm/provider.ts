@@ -150,7 +150,12 @@ export function createLlmClient(opts: LlmClientOptions): LlmClient {
           if (u && Number.isSafeInteger(u.prompt_tokens) && Number.isSafeInteger(u.completion_tokens))
             usage = { input: Math.max(0, u.prompt_tokens), output: Math.max(0, u.completion_tokens) }
         }
+        // The SDK ends the iteration quietly when its signal aborts: which one did, if any, decides.
+        if (deadline.aborted) return { kind: 'unknown', reason: 'timed out after sending', providerRequestId }
         if (req.stop?.aborted) return { kind: 'stopped', text, chunks, providerRequestId }
+        // A stream that ended without its finish chunk was cut short: it ran, and it may be billed.
+        if (finishReason === null)
+          return { kind: 'unknown', reason: 'the stream ended without finishing', providerRequestId }
         return { kind: 'ok', text, finishReason, usage, providerRequestId }
       } catch (err) {
         // Stop pressed (and not the deadline): the stream so far is what was generated and may be billed.
