@@ -18,8 +18,10 @@ import {
   handleDisputeTopic,
 } from './disputes/disputes.jobs'
 import { draftRunQueue } from './drafting/drafting.jobs'
+import { requestHandoffSummary } from './drafting/handoff'
 import { runDraft } from './drafting/run'
 import { handleOwnerAlert, ownerAlertQueue } from './experts/alerts'
+import { handoffSummaryQueue } from './experts/handoff.jobs'
 import type { JobHandler } from './jobs/jobs'
 import type { QueueDef } from './jobs/queue'
 import { retentionQueue, startRetention } from './jobs/retention'
@@ -87,6 +89,8 @@ export const QUEUES: readonly QueueDef<any>[] = [
   deskSweepQueue,
   // drafting
   draftRunQueue,
+  // a hand-over's summary for the new owner (declared by experts, worked by drafting)
+  handoffSummaryQueue,
   // experts: the owner's private alerts
   ownerAlertQueue,
   // SLA and window lifecycle
@@ -155,6 +159,9 @@ export async function startWorkers(deps: Deps): Promise<void> {
 
   // Drafting: one provider call per admitted draft.
   await jobs.work(draftRunQueue, ({ draftId }) => runDraft(deps, draftId))
+  await jobs.work(handoffSummaryQueue, async (j) => {
+    await requestHandoffSummary(deps, j)
+  })
 
   await startLedgerSweeper(deps.jobs, deps.ledger, { log: deps.log })
 

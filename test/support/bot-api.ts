@@ -2778,6 +2778,17 @@ export class BotApiStandIn {
         return this.send(b, p, c, content, i > 0)
       })
     })
+    // Streams a partial message into a private chat (Bot API: chat_id a private chat, draft_id non-zero, text
+    // 0-4096 characters after entities parsing; an ephemeral preview, stored nowhere). Recorded like every call.
+    this.on('sendMessageDraft', (b, p) => {
+      const cs = this.targetChat(b, p.chat_id)
+      if (cs.id <= 0) badRequest('TEXTDRAFT_PEER_INVALID')
+      const draftId = Number(p.draft_id)
+      if (!Number.isInteger(draftId) || draftId === 0) badRequest('draft_id must be non-zero')
+      const f = formatText(String(p.text ?? ''), p.parse_mode, p.entities)
+      if (f.text.length > 4096) fail(TgErrors.textTooLong)
+      return true
+    })
     this.on('sendChatAction', (b, p) => {
       const cs = this.targetChat(b, p.chat_id)
       this.checkThread(cs, p.message_thread_id)
