@@ -188,13 +188,6 @@ change-refused-started = Консультация уже началась, пе�
 change-refused-slot-gone = Этот старт больше не предлагается. Выберите другой.
 change-refused-slot-full = Этот старт только что заняли. Выберите другой.
 
-# Очередь на заполненный старт (src/bot/features/waitlist.ts, src/orders/waitlist.ts).
-waitlist-btn = 🔔 {$at} · мест нет — в очередь
-waitlist-joined = 🔔 Вы в очереди на старт {$at}: номер {$position}. Мы напишем, когда освободится место (в порядке очереди).
-waitlist-already = 🔔 Вы уже в очереди на старт {$at}: номер {$position}.
-waitlist-refused-gone = Этот старт больше не предлагается.
-waitlist-refused-not-full = На этот старт сейчас есть свободное место: его можно забронировать сразу.
-waitlist-place-free = 🔔 Освободилось место на «{$title}» со стартом {$at}. Забронируйте в /tariffs, пока оно свободно: место достанется тому, кто оплатит первым.
 # A desk being set up (issue 24): nothing is sold until it has an owner, a staff group and a tariff.
 desk-not-open = «{$desk}» пока не принимает заказы: купить здесь ничего нельзя, пока всё не настроено. Загляните позже.
 order-refused-not-open = Здесь пока ничего нельзя купить; ничего не списано.
