@@ -190,7 +190,7 @@ const entries = (key: string) =>
   w.deps.db.selectFrom('waitlist_entry').selectAll().where('capacity_key', '=', key).orderBy('id').execute()
 
 describe('the waitlist of a full start', () => {
-  it('the first in line gets the freed place held for them; the second still waits and cannot buy it', async () => {
+  it('the first in line gets the freed place held for them; the second still waits, no place is free to anyone else', async () => {
     const p = await paidSlot('wl', W1)
     const sec = (d: Date) => Math.floor(d.getTime() / 1000)
     const [q1, q2] = [w.tg.user({ language_code: 'en' }), w.tg.user({ language_code: 'en' })]
