@@ -38,8 +38,14 @@ import { sweepLifecycle } from './lifecycle/sweep'
 import { runTranscript } from './lifecycle/transcript'
 import { runClosingSoon, runTopicClose, runWindowClose } from './lifecycle/window.service'
 import { metrics } from './metrics'
-import { ordersSweepQueue, scheduledStartQueue, startReminderQueue } from './orders/orders.jobs'
+import {
+  ordersSweepQueue,
+  scheduledStartQueue,
+  startReminderQueue,
+  waitlistHoldQueue,
+} from './orders/orders.jobs'
 import { sweepOrders } from './orders/orders.service'
+import { runWaitlistHoldEnd } from './orders/waitlist'
 import { RECONCILE_CRON, reconcileQueue, runReconciliation } from './payments/reconciliation'
 import { runExport } from './privacy/export'
 import { runForgetTopic } from './privacy/forget'
@@ -78,6 +84,7 @@ export const QUEUES: readonly QueueDef<any>[] = [
   scheduledStartQueue,
   startReminderQueue,
   ordersSweepQueue,
+  waitlistHoldQueue,
   reconcileQueue,
   disputeTopicQueue,
   disputeNoteQueue,
@@ -146,6 +153,7 @@ export async function startWorkers(deps: Deps): Promise<void> {
   await jobs.work(scheduledStartQueue, (d) => runScheduledStart(deps, d))
   await jobs.work(startReminderQueue, (d) => runStartReminder(deps, d))
   await jobs.work(ordersSweepQueue, () => sweepOrders(deps))
+  await jobs.work(waitlistHoldQueue, (d) => runWaitlistHoldEnd(deps, d))
   await jobs.work(reconcileQueue, (d) => runReconciliation(deps, d))
   await jobs.work(disputeTopicQueue, (d) => handleDisputeTopic(deps, d))
   await jobs.work(disputeNoteQueue, (d) => handleDisputeNote(deps, d))

@@ -146,6 +146,7 @@ export async function setCommands(bot: Bot<BotContext>, deps: Deps, desk: DeskRu
       // Support plans (src/subscriptions): next to the tariffs, only when the desk sells one.
       ...((desk.plans?.length ?? 0) > 0 ? (['plan'] as const) : []),
       'status',
+      'waitlist',
       'transcript',
       'timezone',
       'help',

@@ -38,6 +38,8 @@ export type StartRefusal =
   | 'not-waiting'
   | 'already-active'
   | 'refunded'
+  /** The client's cancel of this order is being refunded (src/payments/change-start.ts): no start meanwhile. */
+  | 'refund-in-flight'
   | 'desk-closed'
   | 'start-expired'
   | 'day-full'
@@ -66,6 +68,9 @@ export async function startOnRequest(
     if (order.state !== 'paid_waiting') return { ok: false, code: 'not-waiting' }
     if (order.needs_start_date) return { ok: false, code: 'needs-start-date' }
     if (order.start_mode !== 'on_request') return { ok: false, code: 'not-waiting' }
+    // Under the order's lock, like the cancel's refund claim: a cancel claimed first wins (the start refused while
+    // its refund is in flight; a refund that fails lets Start work again), a start first makes the cancel refuse.
+    if (await refundInFlight(trx, order.id)) return { ok: false, code: 'refund-in-flight' }
     const now = await dbNow(trx)
     const schedule = deskSchedule(desk)
     if (order.start_by && now.getTime() >= order.start_by.getTime())
@@ -110,6 +115,7 @@ export async function agreeStart(
     if (order.state === 'active' || order.state === 'closed') return { ok: false, code: 'already-active' }
     if (order.state === 'refunded') return { ok: false, code: 'refunded' }
     if (order.state !== 'paid_waiting' || !order.needs_start_date) return { ok: false, code: 'not-waiting' }
+    if (await refundInFlight(trx, order.id)) return { ok: false, code: 'refund-in-flight' }
     const now = await dbNow(trx)
     // A button names its start by instant (whole seconds). A slot is that instant; a day option is its day, started
     // as of now: a "today" button pressed an hour later starts now, not an hour ago.

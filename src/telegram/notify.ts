@@ -21,6 +21,11 @@ export interface Notification {
   /** Extra lines rendered after the main text, each a key with parameters. */
   more?: { key: string; params?: Record<string, string | number> }[]
   replyMarkup?: InlineKeyboardMarkup
+  /**
+   * Buttons whose labels are message keys, rendered with the text when it is sent (for a caller that has no
+   * translator at hand, e.g. inside the refund's transaction); rows added after replyMarkup's.
+   */
+  buttons?: { key: string; params?: Record<string, string | number>; data: string }[][]
   /** Idempotency key: one message per key, however often the job runs. */
   dedupeKey: string
   /** 'payment': a payment or activation confirmation, sent by a queue of its own (notifyPaymentQueue). */
@@ -62,14 +67,28 @@ export function renderNotification(deps: Deps, n: Notification): string {
   return parts.join('\n\n')
 }
 
+/** replyMarkup with the `buttons` rows rendered in the notification's language (undefined when there are none). */
+export function renderKeyboard(deps: Deps, n: Notification): InlineKeyboardMarkup | undefined {
+  if (!n.buttons?.length) return n.replyMarkup
+  return {
+    inline_keyboard: [
+      ...(n.replyMarkup?.inline_keyboard ?? []),
+      ...n.buttons.map((row) =>
+        row.map((b) => ({ text: deps.i18n.t(n.lang, b.key, b.params), callback_data: b.data })),
+      ),
+    ],
+  }
+}
+
 export async function handleNotify(deps: Deps, n: Notification): Promise<void> {
   if (await sentBefore(deps.db, n.dedupeKey)) return
+  const replyMarkup = renderKeyboard(deps, n)
   let messageId: number | null = null
   let outcome = 'sent'
   try {
     const m = await deps.api(n.botId).sendMessage(n.chatId, renderNotification(deps, n), {
       ...(n.threadId ? { message_thread_id: n.threadId } : {}),
-      ...(n.replyMarkup ? { reply_markup: n.replyMarkup } : {}),
+      ...(replyMarkup ? { reply_markup: replyMarkup } : {}),
       link_preview_options: { is_disabled: true },
     })
     messageId = m.message_id
