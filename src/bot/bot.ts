@@ -21,6 +21,7 @@ import { ratingFeature } from './features/rating'
 import { reportFeature } from './features/report'
 import { settingsFeature } from './features/settings'
 import { setupFeature } from './features/setup'
+import { severalFeature } from './features/several'
 import { staffFeature } from './features/staff'
 import { startFeature } from './features/start'
 import { statusFeature } from './features/status'
@@ -61,6 +62,7 @@ function features(): Composer<BotContext>[] {
     startFeature,
     tariffsFeature,
     statusFeature,
+    severalFeature,
     transcriptFeature,
     subscriptionsFeature,
     termsFeature,
@@ -143,6 +145,7 @@ export async function setCommands(bot: Bot<BotContext>, deps: Deps, desk: DeskRu
       // Support plans (src/subscriptions): next to the tariffs, only when the desk sells one.
       ...((desk.plans?.length ?? 0) > 0 ? (['plan'] as const) : []),
       'status',
+      'switch',
       'transcript',
       'timezone',
       'help',
