@@ -224,6 +224,9 @@ describe('several consultations at once', () => {
         message_id: m.message.message_id,
       })
       expect(copies.filter((c) => c.ok).map((c) => c.payload.message_thread_id)).toEqual([threadA])
+      // The receipt and the confirmation are sent by jobs after the press: wait for them, then count.
+      await w.tg.waitForSent(client.id, /Question #1 accepted/)
+      await w.tg.waitForSent(client.id, /now go to/)
       const texts = w.tg.texts(client.id)
       expect(texts.filter((t) => CHOOSE.test(t ?? ''))).toHaveLength(1)
       expect(texts.filter((t) => /Question #1 accepted/.test(t ?? ''))).toHaveLength(1)
@@ -242,7 +245,7 @@ describe('several consultations at once', () => {
         .execute()
       expect(appeals).toHaveLength(1)
     }
-  })
+  }, 300_000)
 
   it('buying a second consultation while one runs says so on the card and before the invoice', async () => {
     const fresh = await newClient(w)
