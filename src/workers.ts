@@ -1,3 +1,4 @@
+import { clientTopicQueue, handleClientTopic } from './consultations/client-topic'
 import {
   closingSoonQueue,
   consultationActivatedQueue,
@@ -79,6 +80,7 @@ export const QUEUES: readonly QueueDef<any>[] = [
   notifyGroupQueue,
   notifyPaymentQueue,
   consultationActivatedQueue,
+  clientTopicQueue,
   ledgerSweepQueue,
   // orders, payments and disputes
   scheduledStartQueue,
@@ -144,6 +146,7 @@ export async function startWorkers(deps: Deps): Promise<void> {
 
   // The desk: the two lanes, the activation job (topic and card right away) and the lane sweeper.
   await jobs.work(consultationActivatedQueue, ({ consultationId }) => openTopic(deps, consultationId))
+  await jobs.work(clientTopicQueue, ({ consultationId }) => handleClientTopic(deps, consultationId))
   await jobs.work(deskInQueue, ({ consultationId }) => runLane(deps, consultationId, 'in'))
   await jobs.work(deskOutQueue, ({ consultationId }) => runLane(deps, consultationId, 'out'))
   await jobs.work(deskSweepQueue, () => sweepLanes(deps))

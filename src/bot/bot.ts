@@ -22,6 +22,7 @@ import { ratingFeature } from './features/rating'
 import { reportFeature } from './features/report'
 import { settingsFeature } from './features/settings'
 import { setupFeature } from './features/setup'
+import { severalFeature } from './features/several'
 import { staffFeature } from './features/staff'
 import { startFeature } from './features/start'
 import { statusFeature } from './features/status'
@@ -62,6 +63,7 @@ function features(): Composer<BotContext>[] {
     startFeature,
     tariffsFeature,
     statusFeature,
+    severalFeature,
     transcriptFeature,
     subscriptionsFeature,
     termsFeature,
@@ -147,6 +149,7 @@ export async function setCommands(bot: Bot<BotContext>, deps: Deps, desk: DeskRu
       ...((desk.plans?.length ?? 0) > 0 ? (['plan'] as const) : []),
       'status',
       'waitlist',
+      'switch',
       'transcript',
       'timezone',
       'help',

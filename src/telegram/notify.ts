@@ -5,6 +5,7 @@ import type { Outbox } from '../jobs/jobs'
 import { defineQueue } from '../jobs/queue'
 import { metrics } from '../metrics'
 import { isBlocked } from './api'
+import { recordConsultationMessage, sendForConsultation } from './client-threads'
 import { recordSent, sentBefore } from './outbound'
 
 /**
@@ -30,6 +31,11 @@ export interface Notification {
   dedupeKey: string
   /** 'payment': a payment or activation confirmation, sent by a queue of its own (notifyPaymentQueue). */
   lane?: 'payment'
+  /**
+   * A message to a client sent for one consultation (its receipt, its activation): it goes into the consultation's
+   * topic in the client's chat when there is one, and a reply to it goes to that consultation (client-threads.ts).
+   */
+  consultationId?: number
 }
 
 /**
@@ -86,12 +92,23 @@ export async function handleNotify(deps: Deps, n: Notification): Promise<void> {
   let messageId: number | null = null
   let outcome = 'sent'
   try {
-    const m = await deps.api(n.botId).sendMessage(n.chatId, renderNotification(deps, n), {
-      ...(n.threadId ? { message_thread_id: n.threadId } : {}),
-      ...(replyMarkup ? { reply_markup: replyMarkup } : {}),
-      link_preview_options: { is_disabled: true },
-    })
+    const text = renderNotification(deps, n)
+    const send = (thread: number | undefined) =>
+      deps.api(n.botId).sendMessage(n.chatId, text, {
+        ...(thread ? { message_thread_id: thread } : {}),
+        ...(replyMarkup ? { reply_markup: replyMarkup } : {}),
+        link_preview_options: { is_disabled: true },
+      })
+    const forClient = n.consultationId !== undefined && n.chatId > 0
+    const m = forClient ? await sendForConsultation(deps.db, n.consultationId!, send) : await send(n.threadId)
     messageId = m.message_id
+    if (forClient)
+      await recordConsultationMessage(deps.db, {
+        botId: n.botId,
+        chatId: n.chatId,
+        messageId,
+        consultationId: n.consultationId!,
+      })
   } catch (err) {
     // A client who blocked the bot: record it once and stop; retrying would loop forever.
     if (!isBlocked(err) || n.chatId < 0) {
