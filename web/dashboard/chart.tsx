@@ -94,8 +94,22 @@ export function ChartBox(props: {
   )
 }
 
-/** Axes coloured for the theme. */
+/**
+ * Axes coloured for the theme. Values are counts or whole Stars: ticks are whole numbers (no "0.5 consultations"),
+ * and 0 is always a labelled tick with a stronger line, also when refunds take the axis below it.
+ */
 export function axes(p: Palette, extra: Record<string, unknown> = {}) {
-  const axis = { ticks: { color: p.hint }, grid: { color: p.grid } }
+  const grid = {
+    color: (c: { tick?: { value: number } }) => (c.tick?.value === 0 ? p.hint : p.grid),
+  }
+  const axis = { ticks: { color: p.hint, precision: 0 }, grid, afterBuildTicks: withZero }
   return { x: { ...axis }, y: { ...axis, beginAtZero: true }, ...extra }
+}
+
+/** Adds a tick at 0 to a value axis that spans it without one. */
+export function withZero(axis: { min: number; max: number; ticks: { value: number }[] }): void {
+  if (axis.min < 0 && axis.max > 0 && !axis.ticks.some((t) => t.value === 0)) {
+    axis.ticks.push({ value: 0 })
+    axis.ticks.sort((a, b) => a.value - b.value)
+  }
 }

@@ -148,7 +148,7 @@ export function Overview(props: { api: Api; me: MeDto; t: T; lang: Lang; themeKe
           <Section title={t('chart-sla')} name="sla" note={t('chart-sla-note')}>
             <ChartBox name="sla" label={t('chart-sla')} config={charts.sla} />
           </Section>
-          <Section title={t('chart-experts')} name="experts">
+          <Section title={t('chart-experts')} name="experts" note={t('experts-note')}>
             {data.experts.length ? (
               <ChartBox
                 name="experts"
@@ -322,8 +322,22 @@ function buildCharts(d: OverviewDto, me: MeDto, t: T, lang: Lang) {
   const experts: ChartConfiguration = {
     type: 'bar',
     data: {
-      labels: d.experts.map((e) => `${staffName(me, t, e.staffId)} (${e.answered} ${t('answers')})`),
-      datasets: [{ label: '', data: d.experts.map((e) => e.medianMinutes), backgroundColor: p.accent }],
+      // The value is in the label: a median of answers given outside working hours is 0 (no bar to read).
+      labels: d.experts.map((e) =>
+        t('median-value', {
+          name: staffName(me, t, e.staffId),
+          n: e.answered,
+          time: formatMinutes(e.medianMinutes, lang),
+        }),
+      ),
+      datasets: [
+        {
+          label: '',
+          data: d.experts.map((e) => e.medianMinutes),
+          backgroundColor: p.accent,
+          minBarLength: 3,
+        },
+      ],
     },
     options: horizontal,
   }
