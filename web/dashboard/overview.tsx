@@ -154,7 +154,7 @@ export function Overview(props: { api: Api; me: MeDto; t: T; lang: Lang; themeKe
                 name="experts"
                 label={t('chart-experts')}
                 config={charts.experts}
-                height={60 + 28 * data.experts.length}
+                height={60 + 44 * data.experts.length}
               />
             ) : (
               <p class="hint">{t('no-data')}</p>
@@ -323,13 +323,11 @@ function buildCharts(d: OverviewDto, me: MeDto, t: T, lang: Lang) {
     type: 'bar',
     data: {
       // The value is in the label: a median of answers given outside working hours is 0 (no bar to read).
-      labels: d.experts.map((e) =>
-        t('median-value', {
-          name: staffName(me, t, e.staffId),
-          n: e.answered,
-          time: formatMinutes(e.medianMinutes, lang),
-        }),
-      ),
+      // Two lines (a phone is narrow): the name, then the answers and the median.
+      labels: d.experts.map((e) => [
+        staffName(me, t, e.staffId),
+        t('median-value', { n: e.answered, time: formatMinutes(e.medianMinutes, lang) }),
+      ]),
       datasets: [
         {
           label: '',
