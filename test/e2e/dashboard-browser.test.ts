@@ -130,6 +130,24 @@ describe('the dashboard in Chromium', () => {
       expect(c.points, c.name).toBeGreaterThan(0)
       expect(c.painted, c.name).toBeGreaterThan(500)
     }
+    // Count axes tick in whole numbers; the revenue axis, which refunds take below 0, has a tick at 0.
+    const ticks = await page.$$eval('canvas[data-chart]', (cs) =>
+      Object.fromEntries(
+        cs.map((c: any) => [c.dataset.chart, JSON.parse(c.dataset.ticks) as Record<string, number[]>]),
+      ),
+    )
+    for (const [chart, axis] of [
+      ['states', 'x'],
+      ['refusals', 'x'],
+      ['sla', 'y'],
+      ['drafts', 'y'],
+      ['revenue', 'y'],
+    ] as const) {
+      expect(ticks[chart]![axis]!.length, chart).toBeGreaterThan(1)
+      expect(ticks[chart]![axis]!.every(Number.isInteger), `${chart}: ${ticks[chart]![axis]}`).toBe(true)
+    }
+    expect(Math.min(...ticks.revenue!.y!)).toBeLessThan(0)
+    expect(ticks.revenue!.y).toContain(0)
     // 30 days x (paid, refunded, net).
     expect(charts.find((c) => c.name === 'revenue')!.points).toBe(90)
     const paid = seed.consultations.reduce((a, c) => a + c.price, 0)

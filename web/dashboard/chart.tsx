@@ -55,7 +55,7 @@ export function palette(): Palette {
 /**
  * One Chart.js chart on a canvas. Drawn without animation (what the page shows is final at once, in a screenshot
  * too); the number of drawn elements is put on the canvas as data-points, so a test can tell an empty canvas from a
- * chart with its bars and points.
+ * chart with its bars and points, and the value axes' ticks as data-ticks.
  */
 export function ChartBox(props: {
   name: string
@@ -85,6 +85,14 @@ export function ChartBox(props: {
     } as ChartConfiguration)
     const points = chart.data.datasets.reduce((n, _d, i) => n + chart.getDatasetMeta(i).data.length, 0)
     canvas.dataset.points = String(points)
+    // The value axes' ticks, for the same reason (whole numbers on count axes, a 0 on the revenue axis).
+    canvas.dataset.ticks = JSON.stringify(
+      Object.fromEntries(
+        Object.entries(chart.scales)
+          .filter(([, scale]) => scale.type === 'linear')
+          .map(([id, scale]) => [id, scale.ticks.map((tick) => tick.value)]),
+      ),
+    )
     return () => chart.destroy()
   }, [props.config])
   return (
