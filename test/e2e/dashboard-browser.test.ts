@@ -224,12 +224,20 @@ describe('the dashboard in Chromium', () => {
 
   it("an active consultation's transcript ends saying it is still active, and until when", async () => {
     const active = seed.consultations.find((c) => c.state === 'active')!
+    // The seeded windows are days old (the app's lifecycle closes them as it runs): this one runs until tomorrow.
+    const until = new Date(Date.now() + 24 * 3600_000)
+    await w.deps.db
+      .updateTable('consultation')
+      .set({ state: 'active', access_until: until, closed_at: null })
+      .where('id', '=', active.id)
+      .execute()
     const page = await open(initData(ADMIN_ID))
     await page.click('[data-tab="consultations"]')
     await page.locator(`li[data-consultation="${active.id}"] button`).click()
     const pre = page.locator('[data-page="consultation"] [data-section="transcript"] pre')
     await pre.waitFor()
     const last = ((await pre.textContent()) ?? '').trimEnd().split('\n').pop()
+    expect(await page.locator('[data-section="card"] .badge').textContent()).toBe('active')
     expect(last).toMatch(
       /^The consultation is still active: its window ends \d{1,2} \w{3} \d{4}, \d{2}:\d{2}/,
     )
