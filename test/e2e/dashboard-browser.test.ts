@@ -158,6 +158,9 @@ describe('the dashboard in Chromium', () => {
       'No ratings in this period: clients are asked to rate each consultation when it ends.',
     )
     // Each median is written out (one of answers given outside hours is 0, with no bar to read), by name.
+    expect(
+      await page.locator(`[data-section="experts"] li[data-expert="${EXPERT_ID}"]`).textContent(),
+    ).toMatch(/^Эдуард Морозов: median (\d+ h )?\d+ min, answers: \d+$/)
     expect(await page.locator('[data-section="experts"] canvas').getAttribute('aria-label')).toBe(
       'Median first response, business minutes',
     )

@@ -150,12 +150,25 @@ export function Overview(props: { api: Api; me: MeDto; t: T; lang: Lang; themeKe
           </Section>
           <Section title={t('chart-experts')} name="experts" note={t('experts-note')}>
             {data.experts.length ? (
-              <ChartBox
-                name="experts"
-                label={t('chart-experts')}
-                config={charts.experts}
-                height={60 + 44 * data.experts.length}
-              />
+              <>
+                <ChartBox
+                  name="experts"
+                  label={t('chart-experts')}
+                  config={charts.experts}
+                  height={60 + 28 * data.experts.length}
+                />
+                <ul class="list">
+                  {data.experts.map((e) => (
+                    <li key={e.staffId} data-expert={e.staffId}>
+                      {t('median-value', {
+                        name: staffName(me, t, e.staffId),
+                        n: e.answered,
+                        time: formatMinutes(e.medianMinutes, lang),
+                      })}
+                    </li>
+                  ))}
+                </ul>
+              </>
             ) : (
               <p class="hint">{t('no-data')}</p>
             )}
@@ -322,12 +335,8 @@ function buildCharts(d: OverviewDto, me: MeDto, t: T, lang: Lang) {
   const experts: ChartConfiguration = {
     type: 'bar',
     data: {
-      // The value is in the label: a median of answers given outside working hours is 0 (no bar to read).
-      // Two lines (a phone is narrow): the name, then the answers and the median.
-      labels: d.experts.map((e) => [
-        staffName(me, t, e.staffId),
-        t('median-value', { n: e.answered, time: formatMinutes(e.medianMinutes, lang) }),
-      ]),
+      // The values are written out under the chart (a median of 0, answers outside working hours, has no bar).
+      labels: d.experts.map((e) => staffName(me, t, e.staffId)),
       datasets: [
         {
           label: '',
