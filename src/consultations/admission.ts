@@ -287,6 +287,8 @@ async function admit(
         due: formatInstant(opened.dueAt, zone, lang),
         sla: formatHours(opened.slaMinutes, lang),
       },
+      // The deadline in the reader's own zone (Telegram renders it); the text above is the fallback.
+      dates: { due: Math.floor(opened.dueAt.getTime() / 1000) },
       dedupeKey: `desk:appeal:${appealId}:receipt`,
     })
     // The owner's private alert: one per question (src/experts), not one per message.

@@ -1,4 +1,4 @@
-import type { InlineKeyboardMarkup } from 'grammy/types'
+import type { InlineKeyboardMarkup, MessageEntity } from 'grammy/types'
 import { markBlocked } from '../clients/clients.repository'
 import type { Deps } from '../deps'
 import type { Outbox } from '../jobs/jobs'
@@ -18,6 +18,12 @@ export interface Notification {
   lang: string
   key: string
   params?: Record<string, string | number>
+  /**
+   * Parameters that hold a date (formatInstant's text) -> its instant in Unix seconds: the text is sent with a
+   * `date_time` entity over it, so Telegram shows the instant in the reader's own zone and format, and the text is
+   * what clients without date entities read.
+   */
+  dates?: Record<string, number>
   /** Extra lines rendered after the main text, each a key with parameters. */
   more?: { key: string; params?: Record<string, string | number> }[]
   replyMarkup?: InlineKeyboardMarkup
@@ -62,12 +68,33 @@ export function renderNotification(deps: Deps, n: Notification): string {
   return parts.join('\n\n')
 }
 
+/** The `date_time` entities of a rendered notification (offsets in UTF-16 code units, as JS strings count). */
+export function dateEntities(text: string, n: Pick<Notification, 'params' | 'dates'>): MessageEntity[] {
+  const out: MessageEntity[] = []
+  for (const [name, unix] of Object.entries(n.dates ?? {})) {
+    const shown = n.params?.[name]
+    const offset = typeof shown === 'string' && shown ? text.indexOf(shown) : -1
+    if (offset < 0) continue
+    out.push({
+      type: 'date_time',
+      offset,
+      length: String(shown).length,
+      unix_time: unix,
+      date_time_format: 'Dt',
+    })
+  }
+  return out.sort((a, b) => a.offset - b.offset)
+}
+
 export async function handleNotify(deps: Deps, n: Notification): Promise<void> {
   if (await sentBefore(deps.db, n.dedupeKey)) return
   let messageId: number | null = null
   let outcome = 'sent'
   try {
-    const m = await deps.api(n.botId).sendMessage(n.chatId, renderNotification(deps, n), {
+    const text = renderNotification(deps, n)
+    const entities = dateEntities(text, n)
+    const m = await deps.api(n.botId).sendMessage(n.chatId, text, {
+      ...(entities.length ? { entities } : {}),
       ...(n.threadId ? { message_thread_id: n.threadId } : {}),
       ...(n.replyMarkup ? { reply_markup: n.replyMarkup } : {}),
       link_preview_options: { is_disabled: true },

@@ -23,7 +23,8 @@ const RATE = 4
 const SCALE = 0.05
 const N = 30
 /** The digest's header (the desk's default language is ru; en for completeness). */
-const DIGEST = /^(\d+ more messages from the client:|Ещё \d+ сообщ\. от клиента:)/
+const DIGEST =
+  /^(One more message from the client:|\d+ more messages from the client:|Ещё \d+ сообщени[еяй] от клиента:)/
 const MEDIA_LINE = / \((below|ниже)\)$/
 
 describe('anti-flood digest', () => {

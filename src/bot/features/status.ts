@@ -3,7 +3,7 @@ import { chooseClientZone, clientZone } from '../../clients/clients.service'
 import { clientOrders, consultationStatusLines } from '../../lifecycle/status'
 import { changeDeadline } from '../../payments/change-start'
 import { OFFERED_ZONES } from '../../time/client-time'
-import { formatInstant } from '../../time/format'
+import { formatInstant, zoneIn, zoneName } from '../../time/format'
 import type { BotContext } from '../context'
 
 /**
@@ -22,9 +22,10 @@ priv.command('status', async (ctx) => {
       reply_markup: new InlineKeyboard().text(ctx.t('btn-all-tariffs'), 'tf:list'),
     })
   const zone = await clientZone(deps.db, desk, ctx.from.id)
-  const at = (d: Date | null) => (d ? formatInstant(d, zone, ctx.lang) : '—')
+  // The title says the zone once; the dates below leave it out.
+  const at = (d: Date | null) => (d ? formatInstant(d, zone, ctx.lang, { zone: false }) : '—')
   const kb = new InlineKeyboard()
-  const lines = [ctx.t('status-title', { zone })]
+  const lines = [ctx.t('status-title', { zone: zoneIn(zone, ctx.lang) })]
   for (const o of orders) {
     let key: string
     if (o.state === 'active' && o.consultation_state === 'active') key = 'status-active'
@@ -89,7 +90,7 @@ function zonesKeyboard(ctx: BotContext): InlineKeyboard {
 
 async function showZones(ctx: BotContext) {
   const zone = await clientZone(ctx.deps.db, ctx.desk, ctx.from!.id)
-  await ctx.reply(ctx.t('tz-pick', { zone }), { reply_markup: zonesKeyboard(ctx) })
+  await ctx.reply(ctx.t('tz-pick', { zone: zoneIn(zone, ctx.lang) }), { reply_markup: zonesKeyboard(ctx) })
 }
 
 priv.command('timezone', showZones)
@@ -102,6 +103,7 @@ priv.callbackQuery(/^tz:set:(\d{1,3})$/, async (ctx) => {
   const zone = OFFERED_ZONES[Number(ctx.match[1])]
   if (!zone) return ctx.answerCallbackQuery({ text: ctx.t('button-outdated'), show_alert: true })
   await chooseClientZone(ctx.deps.db, ctx.desk.botId, ctx.from, zone)
-  await ctx.answerCallbackQuery({ text: ctx.t('tz-set', { zone }) })
-  await ctx.editMessageText(ctx.t('tz-set', { zone })).catch(() => {})
+  const name = zoneName(zone, ctx.lang)
+  await ctx.answerCallbackQuery({ text: ctx.t('tz-set', { zone: name }) })
+  await ctx.editMessageText(ctx.t('tz-set', { zone: name })).catch(() => {})
 })
