@@ -198,6 +198,27 @@ async function play(lang: Lang): Promise<Seen[]> {
     push(tg.groupTopicMessage(STAFF_CHAT_ID, undefined, ada, '/report')),
   )
 
+  // The deadline the client reads carries a date_time entity over the readable text: Telegram shows it in the
+  // reader's own zone and format, the text is the fallback.
+  const receipt = tg.calls.find(
+    (x) =>
+      x.method === 'sendMessage' &&
+      Number(x.payload.chat_id) === anna.id &&
+      /(Question #|Вопрос №)1 (accepted|принят)/.test(String(x.payload.text)),
+  )!
+  const due = await db
+    .selectFrom('desk_appeal')
+    .select('due_at')
+    .where('consultation_id', '=', c.id)
+    .orderBy('number')
+    .executeTakeFirstOrThrow()
+  const text = String(receipt.payload.text)
+  const entity = (receipt.payload.entities as any[]).find((e) => e.type === 'date_time')
+  expect(entity).toMatchObject({ date_time_format: 'Dt' })
+  expect(text.slice(entity.offset, entity.offset + entity.length)).toMatch(/^\d+ \S+ \d{4}, \d\d:\d\d /)
+  // Moved with the consultation's clock by the fast-forwards since, so compared to the time it was sent.
+  expect(entity.unix_time).toBeGreaterThan(Math.floor(due.due_at.getTime() / 1000))
+
   const seen: Seen[] = []
   for (const call of tg.calls) {
     if (!call.ok || call.method === 'copyMessage' || call.method === 'copyMessages') continue
