@@ -2,6 +2,7 @@ import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { I18n } from '@grammyjs/i18n'
 import { LANGUAGES, type Language } from '../config/schema'
+import { useTimeWords } from '../time/words'
 
 export const LOCALES_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'locales')
 
@@ -22,5 +23,7 @@ export function createI18n(defaultLocale: Language = 'ru'): I18n<any> {
     localeNegotiator: (ctx: any) => ctx.lang,
   })
   i18n.loadLocalesDirSync(LOCALES_DIR)
+  // The formatters of dates and durations (src/time) take their words from these files too.
+  useTimeWords((lang, key, params) => i18n.t(lang, key, params))
   return i18n
 }

@@ -107,6 +107,8 @@ export async function activateConsultation(
     lang: order.lang,
     key: 'consultation-activated',
     params: { title: order.title, ...windowParams(updated, order, zone) },
+    // The window's end in the reader's own zone (Telegram renders it); the text is the fallback.
+    ...(updated.access_until ? { dates: { end: Math.floor(updated.access_until.getTime() / 1000) } } : {}),
     ...(closed
       ? {
           more: [

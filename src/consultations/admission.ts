@@ -313,6 +313,8 @@ async function admit(
           }
         : {}),
       consultationId: c.id,
+      // The deadline in the reader's own zone (Telegram renders it); the text above is the fallback.
+      dates: { due: Math.floor(opened.dueAt.getTime() / 1000) },
       dedupeKey: `desk:appeal:${appealId}:receipt`,
     })
     // The owner's private alert: one per question (src/experts), not one per message.

@@ -364,7 +364,7 @@ async function script(w: World, termsVersion: string): Promise<void> {
   await step()
 
   t.section(++n, 'Anna rates the consultation (the buttons under "ended") and adds a comment')
-  t.act('Anna', 'bot', '[ 5 ⭐ ]')
+  t.act('Anna', 'bot', '[ 😍 5 ]')
   await tg.push(BOT_ID, tg.callback(anna, `rate:${c.id}:5`))
   await tg.waitForSent(anna.id, /You rated the consultation 5 of 5/)
   await step()

@@ -5,7 +5,7 @@ import type { Trx } from '../db/database'
 import type { Deps } from '../deps'
 import type { Outbox } from '../jobs/jobs'
 import { defineQueue } from '../jobs/queue'
-import { preview } from '../routing/content'
+import { mediaKind, preview } from '../routing/content'
 import { activeRoute } from '../routing/routes.repository'
 import type { StoredContent } from '../routing/routing.tables'
 import { recordSent, sentBefore } from '../telegram/outbound'
@@ -112,6 +112,13 @@ async function alertText(deps: Deps, desk: DeskRuntime, a: OwnerAlert): Promise<
     id: String(a.consultationId),
     client: name,
     title: appeal.title,
-    text: first ? preview(first.content_type, first.content as StoredContent | null, 200) : '—',
+    text: first
+      ? preview(
+          first.content_type,
+          first.content as StoredContent | null,
+          mediaKind(deps.i18n, desk.defaultLanguage),
+          200,
+        )
+      : '—',
   })
 }

@@ -49,8 +49,9 @@ export async function consultationStatusLines(
     lines.push(
       t(a.breached_at ? 'status-open-appeal-late' : 'status-open-appeal', {
         number: a.number,
-        accepted: formatInstant(a.accepted_at, zone, lang),
-        due: formatInstant(a.due_at, zone, lang),
+        // The list's title says the zone once for all its dates.
+        accepted: formatInstant(a.accepted_at, zone, lang, { zone: false }),
+        due: formatInstant(a.due_at, zone, lang, { zone: false }),
       }),
     )
   return lines

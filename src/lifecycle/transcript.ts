@@ -73,23 +73,6 @@ export function runTranscript(deps: Deps, job: TranscriptJob): Promise<void> {
   }))
 }
 
-const MEDIA_LABEL: Record<string, { en: string; ru: string }> = {
-  photo: { en: 'photo', ru: 'фото' },
-  video: { en: 'video', ru: 'видео' },
-  video_note: { en: 'video message', ru: 'видеосообщение' },
-  voice: { en: 'voice message', ru: 'голосовое сообщение' },
-  audio: { en: 'audio', ru: 'аудио' },
-  document: { en: 'file', ru: 'файл' },
-  animation: { en: 'GIF', ru: 'GIF' },
-  sticker: { en: 'sticker', ru: 'стикер' },
-  location: { en: 'location', ru: 'геопозиция' },
-  venue: { en: 'place', ru: 'место' },
-  contact: { en: 'contact', ru: 'контакт' },
-  poll: { en: 'poll', ru: 'опрос' },
-  dice: { en: 'dice', ru: 'кубик' },
-  story: { en: 'story', ru: 'история' },
-}
-
 /**
  * How staff read a transcript (the dashboard): the client is "Client", each staff answer is named by who wrote it
  * (src/experts/names.ts; "Expert" when the desk has no name for them), and a consultation that has not ended says
@@ -116,7 +99,9 @@ export async function buildTranscript(
     .where('c.id', '=', consultationId)
     .executeTakeFirstOrThrow()
   const zone = await clientZone(db, desk, c.user_id)
-  const at = (d: Date | null) => (d ? formatInstant(d, zone, lang) : '—')
+  // The window line says the zone once; every other date of the file leaves it out.
+  const at = (d: Date | null) => (d ? formatInstant(d, zone, lang, { zone: false }) : '—')
+  const atZoned = (d: Date | null) => (d ? formatInstant(d, zone, lang) : '—')
   const appeals = await db
     .selectFrom('desk_appeal')
     .selectAll()
@@ -147,7 +132,7 @@ export async function buildTranscript(
       title: c.title,
       desk: pick(desk.name, lang, desk.defaultLanguage),
     }),
-    t('transcript-window', { start: at(c.starts_at), end: at(c.access_until) }),
+    t('transcript-window', { start: at(c.starts_at), end: atZoned(c.access_until) }),
     '',
   ]
   const headed = new Set<number>()
@@ -184,8 +169,10 @@ export async function buildTranscript(
       body = m.content?.key ? deps.i18n.t(lang, m.content.key, m.content.params ?? {}) : ''
     else {
       const text = m.content?.text ?? m.content?.caption ?? ''
-      const label = MEDIA_LABEL[m.content_type]
-      body = label ? `[${lang === 'ru' ? label.ru : label.en}]${text ? ` ${text}` : ''}` : text
+      body =
+        m.content_type === 'text'
+          ? text
+          : `[${t('media-kind', { kind: m.content_type })}]${text ? ` ${text}` : ''}`
     }
     let mark = ''
     if (mine && m.state === 'refused')

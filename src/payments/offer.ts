@@ -5,7 +5,7 @@ import type { TariffConfig } from '../config/schema'
 import type { Translator } from '../deps'
 import { cut, INVOICE_DESCRIPTION_MAX, INVOICE_TITLE_MAX } from '../text'
 import { isOpen, nextOpening, WEEKDAYS } from '../time/business-time'
-import { formatHours, formatInstant } from '../time/format'
+import { formatHours, formatInstant, zoneIn } from '../time/format'
 import { deskSchedule } from '../time/schedule'
 
 /**
@@ -29,7 +29,7 @@ export function weeklyHours(desk: DeskRuntime, lang: string): string {
   const parts = groups.map(
     (g) => `${names[g.from]}${g.to > g.from ? `–${names[g.to]}` : ''} ${g.hours.replaceAll('-', '–')}`,
   )
-  return `${parts.join('; ')} (${desk.schedule.timezone})`
+  return `${parts.join('; ')} ${zoneIn(desk.schedule.timezone, lang)}`
 }
 
 export function startModeText(t: Translator, lang: string, tariff: TariffConfig): string {

@@ -4,7 +4,7 @@ import { homeChat, isStaffGroup, staffGroupsOf } from '../config/staff-groups'
 import { clockNow } from '../db/clock'
 import type { Db } from '../db/database'
 import { staffNames } from '../experts/names'
-import { formatInstant } from '../time/format'
+import { formatInstant, zoneIn } from '../time/format'
 import { businessMinutesLeft, formatDuration } from '../time/instants'
 import {
   type AppealCounts,
@@ -171,10 +171,10 @@ export function renderReport(
 ): string {
   const lang = desk.defaultLanguage
   const zone = desk.schedule.timezone
-  const at = (d: Date) => formatInstant(d, zone, lang).split(' (')[0]!
+  const at = (d: Date) => formatInstant(d, zone, lang, { zone: false })
   const none = t('report-none')
   const lines = [
-    t('report-title', { from: at(r.from), to: at(r.to), zone }),
+    t('report-title', { from: at(r.from), to: at(r.to), zone: zoneIn(zone, lang) }),
     ...(r.group !== undefined ? [t('report-group-only', { chat: String(r.group) })] : []),
     ...(r.groups.length
       ? [

@@ -2,7 +2,7 @@ import { sql } from 'kysely'
 import type { Deps } from '../deps'
 import type { DeskConsultationView } from '../orders/orders.repository'
 import { notify } from '../telegram/notify'
-import { preview } from './content'
+import { mediaKind, preview } from './content'
 import type { Item } from './messages.repository'
 
 /**
@@ -67,7 +67,7 @@ export async function floodDecision(
     if (run.length >= DIGEST_MAX_ITEMS) break
     const line = inDigestText(item)
       ? item.content!.text!.length
-      : preview(item.content_type, item.content).length
+      : preview(item.content_type, item.content, (k) => k).length
     if (chars + line + 2 > DIGEST_MAX_CHARS) break
     if (!inDigestText(item) && ++media > DIGEST_MAX_MEDIA) break
     run.push(item)
@@ -82,7 +82,9 @@ export function digestText(deps: Deps, lang: string, items: Item[]): string {
   const lines = items.map((i) =>
     inDigestText(i)
       ? i.content!.text!
-      : deps.i18n.t(lang, 'desk-flood-digest-media', { what: preview(i.content_type, i.content) }),
+      : deps.i18n.t(lang, 'desk-flood-digest-media', {
+          what: preview(i.content_type, i.content, mediaKind(deps.i18n, lang)),
+        }),
   )
   return [header, ...lines].join('\n\n')
 }

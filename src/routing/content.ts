@@ -63,12 +63,28 @@ export function sameContent(a: StoredContent | null, b: StoredContent): boolean 
   )
 }
 
-/** A one-line preview for summaries: the text or caption, shortened, or the content type. */
-export function preview(type: string, c: StoredContent | null, max = 80): string {
+/**
+ * A one-line preview for summaries: the text or caption, shortened, after the kind of message in words ("[фото]
+ * caption"; `kindName` reads the locale files' media-kind, in the reader's language).
+ */
+export function preview(
+  type: string,
+  c: StoredContent | null,
+  kindName: (kind: string) => string,
+  max = 80,
+): string {
   const t = (c?.text ?? c?.caption ?? '').replace(/\s+/g, ' ').trim()
-  if (!t) return `[${type}]`
+  if (!t) return `[${kindName(type)}]`
   const short = cut(t, max, { ellipsis: '…' })
-  return type === 'text' ? short : `[${type}] ${short}`
+  return type === 'text' ? short : `[${kindName(type)}] ${short}`
+}
+
+/** preview's `kindName` for a language: the locale files' media-kind. */
+export function mediaKind(
+  i18n: { t(lang: string, key: string, p?: Record<string, string>): string },
+  lang: string,
+): (kind: string) => string {
+  return (kind) => i18n.t(lang, 'media-kind', { kind })
 }
 
 /**

@@ -25,6 +25,7 @@ import {
 } from './desk-consultation.repository'
 import { draftButtonMarkup } from './draft-button'
 import {
+  failReasonKey,
   isBlocked,
   isEditSettled,
   isTopicClosed,
@@ -640,12 +641,14 @@ class LaneRun {
           key: 'desk-not-copyable',
           dedupeKey: `desk:not-copyable:${head.id}`,
         })
+        // Staff read the kind of message and the reason in words of the desk's language (time.ftl, desk.ftl).
+        const staff = this.desk.defaultLanguage
         await insertNote(
           trx,
           this.v,
           'in',
           'desk-note-not-copyable',
-          { type: head.content_type },
+          { type: this.deps.i18n.t(staff, 'media-kind', { kind: head.content_type }) },
           `desk:note:not-copyable:${head.id}`,
         )
       } else {
@@ -654,7 +657,10 @@ class LaneRun {
           this.v,
           'in',
           'desk-note-not-delivered',
-          { type: head.content_type, reason },
+          {
+            type: this.deps.i18n.t(this.desk.defaultLanguage, 'media-kind', { kind: head.content_type }),
+            reason: this.deps.i18n.t(this.desk.defaultLanguage, failReasonKey(err)),
+          },
           `desk:note:not-delivered:${head.id}`,
         )
         await wakeLane(outbox, this.v.id, 'in')

@@ -54,3 +54,18 @@ export function shortError(err: unknown): string {
   if (err instanceof GrammyError) return cut(`${err.error_code} ${err.description}`, 300)
   return cut((err as Error)?.message ?? String(err), 300)
 }
+
+/**
+ * Why a message could not be delivered, as a key of the locale files (desk-fail-*): staff read it in the desk's
+ * language, never Telegram's English description (that one stays in the log and on the item's row).
+ */
+export function failReasonKey(err: unknown): string {
+  const d = desc(err) ?? ''
+  if (isBlocked(err)) return 'desk-fail-blocked'
+  if (/protected content/i.test(d)) return 'desk-fail-protected'
+  if (/message to copy not found|message to forward not found|MESSAGE_ID_INVALID/i.test(d))
+    return 'desk-fail-gone'
+  if (isUncopyable(err)) return 'desk-fail-uncopyable'
+  if (/too long/i.test(d)) return 'desk-fail-too-long'
+  return 'desk-fail-other'
+}

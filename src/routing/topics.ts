@@ -8,8 +8,8 @@ import { Ledger } from '../ledger/ledger.service'
 import { APPEALS_UNIT, CONSULTATION_SCOPE } from '../orders/allowances'
 import { consultationView, type DeskConsultationView, listUserPayments } from '../orders/orders.repository'
 import { cut, TOPIC_NAME_MAX, textLength } from '../text'
-import { formatInstant } from '../time/format'
-import { preview } from './content'
+import { formatInstant, zoneIn } from '../time/format'
+import { mediaKind, preview } from './content'
 import {
   countTopicCreated,
   findDeskConsultation,
@@ -142,7 +142,7 @@ export async function renderCard(deps: Deps, desk: DeskRuntime, v: DeskConsultat
     ? paid
         .map(
           (p) =>
-            `${p.total_amount} ⭐ ${formatInstant(p.created_at, zone, lang).split(' (')[0]}${p.refunded_at ? ' ↩️' : ''}`,
+            `${p.total_amount} ⭐ ${formatInstant(p.created_at, zone, lang, { zone: false })}${p.refunded_at ? ' ↩️' : ''}`,
         )
         .join(', ')
     : t('desk-card-none')
@@ -156,14 +156,16 @@ export async function renderCard(deps: Deps, desk: DeskRuntime, v: DeskConsultat
       language: client?.language_code ?? '—',
       tariff: plan?.title ?? v.title,
       price: plan?.price_stars ?? v.price_stars,
-      start: v.starts_at ? formatInstant(v.starts_at, zone, lang).split(' (')[0]! : '—',
-      end: v.access_until ? formatInstant(v.access_until, zone, lang).split(' (')[0]! : '—',
-      zone,
+      start: v.starts_at ? formatInstant(v.starts_at, zone, lang, { zone: false }) : '—',
+      end: v.access_until ? formatInstant(v.access_until, zone, lang, { zone: false }) : '—',
+      zone: zoneIn(zone, lang),
       left,
       total: acc?.granted ?? v.appeals,
       open,
       payments: paymentsText,
-      earlier: earlier.length ? earlier.map((e) => `#${e.id} (${e.state})`).join(', ') : t('desk-card-none'),
+      earlier: earlier.length
+        ? earlier.map((e) => `#${e.id} (${t(`desk-card-state-${e.state}`)})`).join(', ')
+        : t('desk-card-none'),
     }),
   ]
   const owner = await ownerLabel(deps.db, desk, v.id)
@@ -172,8 +174,8 @@ export async function renderCard(deps: Deps, desk: DeskRuntime, v: DeskConsultat
     lines.push(
       t('desk-card-plan', {
         number: plan.number,
-        start: formatInstant(plan.period_start, zone, lang).split(' (')[0]!,
-        end: formatInstant(plan.period_end, zone, lang).split(' (')[0]!,
+        start: formatInstant(plan.period_start, zone, lang, { zone: false }),
+        end: formatInstant(plan.period_end, zone, lang, { zone: false }),
         renewal: t(
           plan.state !== 'active'
             ? `desk-card-plan-${plan.state}`
@@ -213,7 +215,7 @@ export async function renderSummary(
     lines.push(
       t('desk-note-recreated-line', {
         who: t(i.direction === 'in' ? 'desk-note-recreated-client' : 'desk-note-recreated-staff'),
-        text: preview(i.content_type, i.content, 120),
+        text: preview(i.content_type, i.content, mediaKind(deps.i18n, lang), 120),
       }),
     )
   return lines.join('\n')

@@ -1,4 +1,4 @@
-import type { InlineKeyboardMarkup } from 'grammy/types'
+import type { InlineKeyboardMarkup, MessageEntity } from 'grammy/types'
 import { markBlocked } from '../clients/clients.repository'
 import type { Deps } from '../deps'
 import type { Outbox } from '../jobs/jobs'
@@ -19,6 +19,12 @@ export interface Notification {
   lang: string
   key: string
   params?: Record<string, string | number>
+  /**
+   * Parameters that hold a date (formatInstant's text) -> its instant in Unix seconds: the text is sent with a
+   * `date_time` entity over it, so Telegram shows the instant in the reader's own zone and format, and the text is
+   * what clients without date entities read.
+   */
+  dates?: Record<string, number>
   /** Extra lines rendered after the main text, each a key with parameters. */
   more?: { key: string; params?: Record<string, string | number> }[]
   replyMarkup?: InlineKeyboardMarkup
@@ -86,6 +92,24 @@ export function renderKeyboard(deps: Deps, n: Notification): InlineKeyboardMarku
   }
 }
 
+/** The `date_time` entities of a rendered notification (offsets in UTF-16 code units, as JS strings count). */
+export function dateEntities(text: string, n: Pick<Notification, 'params' | 'dates'>): MessageEntity[] {
+  const out: MessageEntity[] = []
+  for (const [name, unix] of Object.entries(n.dates ?? {})) {
+    const shown = n.params?.[name]
+    const offset = typeof shown === 'string' && shown ? text.indexOf(shown) : -1
+    if (offset < 0) continue
+    out.push({
+      type: 'date_time',
+      offset,
+      length: String(shown).length,
+      unix_time: unix,
+      date_time_format: 'Dt',
+    })
+  }
+  return out.sort((a, b) => a.offset - b.offset)
+}
+
 export async function handleNotify(deps: Deps, n: Notification): Promise<void> {
   if (await sentBefore(deps.db, n.dedupeKey)) return
   const replyMarkup = renderKeyboard(deps, n)
@@ -93,8 +117,10 @@ export async function handleNotify(deps: Deps, n: Notification): Promise<void> {
   let outcome = 'sent'
   try {
     const text = renderNotification(deps, n)
+    const entities = dateEntities(text, n)
     const send = (thread: number | undefined) =>
       deps.api(n.botId).sendMessage(n.chatId, text, {
+        ...(entities.length ? { entities } : {}),
         ...(thread ? { message_thread_id: thread } : {}),
         ...(replyMarkup ? { reply_markup: replyMarkup } : {}),
         link_preview_options: { is_disabled: true },

@@ -1,5 +1,6 @@
 import { addBusinessMinutes, businessMinutesBetween, nextOpening } from './business-time'
 import { type DeskSchedule, deskSchedule } from './schedule'
+import { timeWord } from './words'
 
 /** What these instants need of a desk (a DeskRuntime is one): its schedule and its reminder leads. */
 export interface DeskReminders extends DeskSchedule {
@@ -48,15 +49,16 @@ export function closingSoonAt(
   return at.getTime() > c.starts_at.getTime() ? at : undefined
 }
 
-/** A duration for clients and staff: "2 h 05 min", "45 min", "3 d 4 h". */
+/** A duration for clients and staff: "2 h 05 min", "45 min", "3 days 4 h" (the words: time.ftl). */
 export function formatDuration(minutes: number, lang: string): string {
   const m = Math.max(0, Math.round(minutes))
-  const ru = lang === 'ru'
-  const [d, h, min] = ru ? ['д', 'ч', 'мин'] : ['d', 'h', 'min']
   const days = Math.floor(m / 1440)
   const hours = Math.floor((m % 1440) / 60)
   const mins = m % 60
-  if (days > 0) return hours > 0 ? `${days} ${d} ${hours} ${h}` : `${days} ${d}`
-  if (hours > 0) return mins > 0 ? `${hours} ${h} ${String(mins).padStart(2, '0')} ${min}` : `${hours} ${h}`
-  return `${mins} ${min}`
+  const d = () => timeWord(lang, 'time-days', { n: days }, `${days} ${days === 1 ? 'day' : 'days'}`)
+  const h = () => timeWord(lang, 'time-hours', { n: hours }, `${hours} h`)
+  const min = (n: string) => timeWord(lang, 'time-minutes', { n }, `${n} min`)
+  if (days > 0) return hours > 0 ? `${d()} ${h()}` : d()
+  if (hours > 0) return mins > 0 ? `${h()} ${min(String(mins).padStart(2, '0'))}` : h()
+  return min(String(mins))
 }

@@ -23,8 +23,9 @@ const RATE = 4
 const SCALE = 0.05
 const N = 30
 /** The digest's header (the desk's default language is ru; en for completeness). */
-const DIGEST = /^(\d+ more messages from the client:|Ещё \d+ сообщ\. от клиента:)/
-const MEDIA_LINE = / \((below|ниже)\)$/
+const DIGEST =
+  /^(One more message from the client:|\d+ more messages from the client:|Ещё \d+ сообщени[еяй] от клиента:)/
+const MEDIA_LINE = / (— see below|— см\. ниже)$/
 
 describe('anti-flood digest', () => {
   let w: DeskWorld
@@ -167,7 +168,7 @@ describe('anti-flood digest', () => {
         for (const line of lines)
           if (MEDIA_LINE.test(line)) {
             mediaInDigests++
-            expect(line).toMatch(/^\[photo\] picture \d+ \((below|ниже)\)$/)
+            expect(line).toMatch(/^\[(photo|фото)\] picture \d+ (— see below|— см\. ниже)$/)
             shown.push(below.shift()!)
           } else shown.push(line)
       }

@@ -500,7 +500,7 @@ describe('buttons that open the dashboard', () => {
     const since = w.tg.mark()
     const before = w.tg.callsTo('setChatMenuButton').length
     await w.tg.push(TEST_BOT_ID, w.tg.command(w.expert, '/dashboard'))
-    const answer = await w.tg.waitForSent(EXPERT_ID, /Панель стола/, { since })
+    const answer = await w.tg.waitForSent(EXPERT_ID, /Панель команды/, { since })
     expect(answer.reply_markup).toEqual({
       inline_keyboard: [[{ text: '📈 Открыть панель', web_app: { url: page } }]],
     })

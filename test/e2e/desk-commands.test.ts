@@ -226,12 +226,14 @@ describe('desk: refusals before and outside a consultation', () => {
     const b = await staffSends(w, route.message_thread_id, w.expert, 'Not delivered either')
     await itemIn(w, STAFF_CHAT_ID, a.message.message_id, 'withheld')
     await itemIn(w, STAFF_CHAT_ID, b.message.message_id, 'withheld')
-    await w.tg.waitForSent(STAFF_CHAT_ID, /политикой «stop»/, { threadId: route.message_thread_id })
+    await w.tg.waitForSent(STAFF_CHAT_ID, /по условиям тарифа она закрыта сразу/, {
+      threadId: route.message_thread_id,
+    })
     await lanesIdle(w, consultationId)
     expect(w.tg.callsTo('copyMessage', { chat_id: client.id })).toHaveLength(0)
     const notes = w.tg
       .sentTo(STAFF_CHAT_ID, { threadId: route.message_thread_id })
-      .filter((m) => /политикой «stop»/.test(m.text ?? ''))
+      .filter((m) => /по условиям тарифа она закрыта сразу/.test(m.text ?? ''))
     expect(notes).toHaveLength(1)
   })
 

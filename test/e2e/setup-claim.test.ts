@@ -126,7 +126,7 @@ describe('the owner claim link', () => {
   it('opened: that person owns the desk (an admin too) and gets the next steps', async () => {
     const olga = tg.user({ first_name: 'Olga', last_name: 'Ivanova', language_code: 'ru' })
     const text = await opens(olga, first)
-    expect(text).toMatch(/теперь вы владелец этого стола/)
+    expect(text).toMatch(/теперь вы владелец этого сервиса/)
     expect(text).toContain('Группа сотрудников')
     expect(text).toContain('/invite expert')
     await eventually(async () => desk().staff.owner === olga.id, 'Olga the owner')

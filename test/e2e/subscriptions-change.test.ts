@@ -111,7 +111,9 @@ describe('subscriptions: change of plan and renewals at the Star', () => {
     await renewThroughTelegram(w, client, { payload: first.payload, amount: 500, charge: `up-old-${a.id}` })
     await w.tg.waitForSent(
       STAFF_CHAT_ID,
-      new RegExp(`списано 500 ⭐ \\(charge up-old-${a.id}\\).*в состоянии replaced`),
+      new RegExp(
+        `списано 500 ⭐ \\(списание up-old-${a.id}\\).*подписка \\(заменена сменой плана\\) продлеваться не должна`,
+      ),
     )
 
     rows = await ledgerOfPlan(a.consultation_id)

@@ -358,7 +358,7 @@ describe('drafting on the ledger: periods and limits (injected instants, desk zo
     const needed = Number.parseFloat(refused.refusal.needed)
     expect(needed).toBeGreaterThan(0.3)
     const text = w.deps.i18n.t('ru', refusalNote(refused.refusal).key, refusalNote(refused.refusal).params)
-    expect(text).toContain('Бюджет стола на черновики за декабрь 2026 исчерпан: использовано 0.70 USD')
+    expect(text).toContain('Бюджет команды на черновики за декабрь 2026 исчерпан: использовано 0.70 USD')
     // Nothing was queued or reserved for it.
     const d = (await drafts(w, consultationId)).at(-1)!
     expect(d).toMatchObject({ state: 'refused' })
@@ -391,7 +391,7 @@ describe('drafting on the ledger: periods and limits (injected instants, desk zo
     })
     if (late.status === 'refused')
       expect(w.deps.i18n.t('ru', refusalNote(late.refusal).key, refusalNote(late.refusal).params)).toBe(
-        'Ваш дневной лимит черновиков исчерпан (использовано 1 из 1). Сбросится в 00:00 по времени стола (Europe/Moscow).',
+        'Ваш дневной лимит черновиков исчерпан (использовано 1 из 1). Сбросится в 00:00 по времени команды (Europe/Moscow).',
       )
     w.ai.script({ kind: 'ok', usage: { prompt: 10, completion: 10 } })
     const next = await ask(w, consultationId, { at: msk('2027-03-11T00:00:01'), ...me })

@@ -11,7 +11,7 @@ import { changeDeadline } from '../../payments/change-start'
 import { findPlan, pickText } from '../../subscriptions/plans'
 import { cut, MESSAGE_TEXT_MAX } from '../../text'
 import { OFFERED_ZONES } from '../../time/client-time'
-import { formatDate, formatInstant } from '../../time/format'
+import { formatDate, formatInstant, zoneIn, zoneName } from '../../time/format'
 import type { BotContext } from '../context'
 
 /**
@@ -33,9 +33,10 @@ priv.command('status', async (ctx) => {
       reply_markup: new InlineKeyboard().text(ctx.t('btn-all-tariffs'), 'tf:list'),
     })
   const zone = await clientZone(deps.db, desk, ctx.from.id)
-  const at = (d: Date | null) => (d ? formatInstant(d, zone, ctx.lang) : '—')
+  // The title says the zone once; the dates below leave it out.
+  const at = (d: Date | null) => (d ? formatInstant(d, zone, ctx.lang, { zone: false }) : '—')
   const kb = new InlineKeyboard()
-  const lines = [ctx.t('status-title', { zone })]
+  const lines = [ctx.t('status-title', { zone: zoneIn(zone, ctx.lang) })]
   for (const o of orders) {
     let key: string
     if (o.state === 'active' && o.consultation_state === 'active') key = 'status-active'
@@ -167,7 +168,7 @@ function zonesKeyboard(ctx: BotContext): InlineKeyboard {
 
 async function showZones(ctx: BotContext) {
   const zone = await clientZone(ctx.deps.db, ctx.desk, ctx.from!.id)
-  await ctx.reply(ctx.t('tz-pick', { zone }), { reply_markup: zonesKeyboard(ctx) })
+  await ctx.reply(ctx.t('tz-pick', { zone: zoneIn(zone, ctx.lang) }), { reply_markup: zonesKeyboard(ctx) })
 }
 
 priv.command('timezone', showZones)
@@ -180,6 +181,7 @@ priv.callbackQuery(/^tz:set:(\d{1,3})$/, async (ctx) => {
   const zone = OFFERED_ZONES[Number(ctx.match[1])]
   if (!zone) return ctx.answerCallbackQuery({ text: ctx.t('button-outdated'), show_alert: true })
   await chooseClientZone(ctx.deps.db, ctx.desk.botId, ctx.from, zone)
-  await ctx.answerCallbackQuery({ text: ctx.t('tz-set', { zone }) })
-  await ctx.editMessageText(ctx.t('tz-set', { zone })).catch(() => {})
+  const name = zoneName(zone, ctx.lang)
+  await ctx.answerCallbackQuery({ text: ctx.t('tz-set', { zone: name }) })
+  await ctx.editMessageText(ctx.t('tz-set', { zone: name })).catch(() => {})
 })

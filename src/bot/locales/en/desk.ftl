@@ -35,7 +35,7 @@ desk-card =
     📋 Consultation #{$id} · {$state}
     👤 {$name}{$username} · id {$userId} · language {$language}
     📦 {$tariff} · {$price} ⭐
-    🕒 Window: {$start} — {$end} ({$zone})
+    🕒 Window: {$start} — {$end} {$zone}
     ❓ Questions: {$left} left of {$total}; {$open} awaiting an answer
     💳 Payments: {$payments}
     📚 Earlier consultations: {$earlier}
@@ -48,13 +48,19 @@ desk-card-banned = ⛔ The client is banned.
 desk-card-none = none
 desk-note-recreated =
     ♻️ This topic replaces the previous one for this consultation ({$reason}); the route has moved here.
-    So far: {$inCount} message(s) from the client, {$outCount} to the client; questions: {$appeals}.
+    So far: { $inCount ->
+        [one] {$inCount} message
+       *[other] {$inCount} messages
+    } from the client, {$outCount} to the client; questions: {$appeals}.
 desk-note-recreated-line = {$who}: {$text}
 desk-note-recreated-client = client
 desk-note-recreated-staff = staff
 desk-note-reopened = ♻️ This topic was closed; it has been reopened because the consultation still needs it.
 desk-note-client-blocked = ⚠️ The client has blocked the bot: messages to them are not delivered until they write again. They will get them then.
-desk-note-client-back = ✅ The client wrote again: {$count} message(s) that could not be delivered are being sent now.
+desk-note-client-back = ✅ The client wrote again: { $count ->
+        [one] the message that could not be delivered is being sent now.
+       *[other] {$count} messages that could not be delivered are being sent now.
+    }
 desk-note-not-copyable = ⚠️ The client sent a message ({$type}) that cannot be copied here; they were asked to send it another way.
 desk-note-not-delivered = ⚠️ A message ({$type}) could not be delivered to the client: {$reason}
 desk-note-withheld = ⚠️ This consultation was refunded with “stop”: staff messages are no longer delivered to the client.
@@ -63,7 +69,12 @@ staff-cb-other-group = This consultation is handled in another staff group, wher
 desk-cmd-admins-only = Only desk admins can do that.
 desk-cmd-extend-usage = Usage: /extend <hours>, e.g. /extend 4
 desk-cmd-extended = ⏱ {$by} extended the window by {$hours} h: it now ends at {$end}.
-desk-cmd-not-active = The consultation is not active ({$state}), so this cannot be done.
+desk-cmd-not-active = The consultation { $state ->
+        [waiting] has not started yet
+        [closed] has already ended
+        [revoked] has been refunded
+       *[other] {$state}
+    }, so this cannot be done.
 desk-cmd-close-confirm = End consultation #{$id} now? The client can no longer ask new questions; accepted ones should still be answered.
 desk-cmd-close-yes = Yes, end it
 desk-cmd-close-no = Cancel
@@ -74,3 +85,11 @@ desk-cmd-unbanned = ✅ {$by} lifted the ban.
 desk-cmd-note-usage = Usage: /note <text> — an internal note kept on the consultation, never sent to the client.
 desk-cmd-note-saved = 📝 Note saved.
 desk-cmd-unknown = Unknown command. Topic commands: /card, /note, /extend <hours>, /close, /ban, /unban. Messages starting with “{$prefix}” stay in the topic.
+
+# Why a message was not delivered (src/routing/errors.ts, failReasonKey): in words, not Telegram's answer.
+desk-fail-blocked = the client has blocked the bot.
+desk-fail-protected = it is protected from forwarding, so Telegram does not let it be copied.
+desk-fail-gone = the original message has been deleted.
+desk-fail-uncopyable = Telegram does not let this kind of message be copied.
+desk-fail-too-long = it is too long for Telegram.
+desk-fail-other = Telegram refused to send it; the details are in the log.

@@ -23,17 +23,49 @@ dispute-topic-name = 🧾 #{$ticket} · {$name} · paysupport
 dispute-card-title = 🧾 Ticket no. {$ticket} (/paysupport)
 dispute-card-client = Client: {$name} {$username} · id {$id} · language {$lang}
 dispute-card-reason = Reason: {$reason}
-dispute-card-payment = Payment: {$amount} ⭐ · charge {$charge} · {$at} · {$kind} · refunded: {$refunded}
+dispute-card-payment = Payment: {$amount} ⭐ · charge {$charge} · {$at} · { $kind ->
+        [payment] payment
+        [overpayment] overpayment
+        [unmatched] matches no order
+       *[other] {$kind}
+    } · refunded: {$refunded}
 dispute-card-no-payment = Payment: not chosen by the client (“not in the list”).
 dispute-card-orders = Orders:
-dispute-card-order = • order {$order} · {$title} · {$price} ⭐ · {$state} · consultation: {$consultation}, until {$until}
+dispute-card-order = • order {$order} · {$title} · {$price} ⭐ · { $state ->
+        [created] awaiting payment
+        [reserved] awaiting payment
+        [paid_waiting] paid, waiting for the start
+        [active] running
+        [closed] closed
+        [refunded] refunded
+        [cancelled] cancelled
+       *[other] {$state}
+    } · consultation: { $consultation ->
+        [waiting] waiting for the start
+        [active] running
+        [closed] closed
+        [revoked] refunded
+       *[other] none
+    }, until {$until}
 dispute-card-promised = The client was promised an answer by {$by}.
 dispute-card-help = Messages here are copied to the client; messages starting with {$prefix} stay in the topic.
 dispute-client-added = The client adds: {$text}
-dispute-topic-resolved = Ticket no. {$ticket}: {$state} by {$by}. {$resolution}
+dispute-topic-resolved = Ticket no. {$ticket}: { $state ->
+        [open] open
+        [refunded] refunded
+        [declined] declined
+        [closed] closed
+       *[other] {$state}
+    } by {$by}. {$resolution}
 dispute-refund-confirm = Refund the payment of ticket no. {$ticket} in full? This cannot be undone.
 dispute-refund-no-payment = Ticket no. {$ticket} has no payment linked. Use /refund <charge id> if you found it.
-dispute-not-open = Ticket no. {$ticket} is {$state}; nothing was changed.
+dispute-not-open = Ticket no. {$ticket} is no longer open ({ $state ->
+        [open] open
+        [refunded] refunded
+        [declined] declined
+        [closed] closed
+       *[other] {$state}
+    }); nothing was changed.
 dispute-unknown = Ticket no. {$ticket} does not exist on this desk.
 dispute-decline-ask = Ticket no. {$ticket}: write the reason for declining as your next message in this topic. The client will receive it.
 
@@ -45,7 +77,12 @@ btn-close = ✔️ Close
 btn-cancel = Cancel
 admin-only = Only the desk's administrators can do this.
 
-refund-confirm = Refund payment {$payment} ({$kind}): {$amount} ⭐ to user {$user}, charge {$charge}? This cannot be undone.
+refund-confirm = Refund payment {$payment} ({ $kind ->
+        [payment] payment
+        [overpayment] overpayment
+        [unmatched] matches no order
+       *[other] {$kind}
+    }): {$amount} ⭐ to user {$user}, charge {$charge}? This cannot be undone.
 refund-ok = ✅ Refunded: payment {$payment}, {$amount} ⭐ to user {$user} (charge {$charge}).
 refund-ok-already-at-telegram = ✅ Telegram says charge {$charge} was already refunded; payment {$payment} is now marked refunded ({$amount} ⭐, user {$user}).
 refund-already = Payment {$payment} (charge {$charge}) is already refunded; nothing was done.
@@ -58,14 +95,25 @@ refund-cancelled = Refund cancelled.
 refund-usage = Usage: /refund <telegram charge id> or /refund #<payment id>.
 queue-empty = Nothing waits for a refund or a start date.
 queue-title = Waiting for an administrator:
-queue-payment = • payment {$payment} · {$kind} · {$amount} ⭐ · user {$user} · order {$order} · charge {$charge}
+queue-payment = • payment {$payment} · { $kind ->
+        [payment] payment
+        [overpayment] overpayment
+        [unmatched] matches no order
+       *[other] {$kind}
+    } · {$amount} ⭐ · user {$user} · order {$order} · charge {$charge}
 queue-waiting = • order {$order} · {$title} · {$amount} ⭐ · user {$user}: paid after the hold expired, needs a start date or a refund (payment {$payment})
 
 admin-pay-unmatched = ⚠️ Payment {$payment}: {$amount} ⭐ from user {$user} (charge {$charge}) names no order of this desk (order {$order}). Recorded as unmatched; refund it or sort it out.
 admin-overpayment = ⚠️ Overpayment {$payment}: order {$order} (“{$title}”) was already paid; user {$user} paid {$amount} ⭐ again (charge {$charge}). Refund it.
 admin-pay-late = ⚠️ Late payment {$payment}: order {$order} (“{$title}”), user {$user}, {$amount} ⭐ — the hold expired and the start is full. The client was offered the next free starts or a refund.
 admin-pay-mismatch = ⚠️ Payment {$payment} for order {$order}: {$amount} {$currency} does not match the price {$price} ⭐. Honoured; please check.
-admin-refunded = ↩️ Payment {$payment} refunded: {$amount} ⭐ to user {$user} (charge {$charge}) by {$by} ({$source}).
+admin-refunded = ↩️ Payment {$payment} refunded: {$amount} ⭐ to user {$user} (charge {$charge}) by {$by} ({ $source ->
+        [telegram] reported by Telegram
+        [admin] an admin
+        [client] at the client's request
+        [dispute] from a ticket
+       *[other] {$source}
+    }).
 admin-refund-unknown-charge = ⚠️ Telegram reports a refund of charge {$charge} ({$amount} ⭐, user {$user}) that is not in our payments.
 admin-start-period-ended = ⚠️ Order {$order} (“{$title}”, user {$user}): the client did not start within the allowed period. They were offered a start date or a refund.
 

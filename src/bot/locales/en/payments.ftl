@@ -124,7 +124,7 @@ refund-done = ↩️ {$amount} ⭐ have been refunded to you.
 refund-done-consultation-deliver = ↩️ {$amount} ⭐ for “{$title}” have been refunded to you. The consultation is closed for new questions; answers to questions already accepted will still be delivered.
 refund-done-consultation-stop = ↩️ {$amount} ⭐ for “{$title}” have been refunded to you. The consultation is closed, including questions not answered yet.
 
-status-title = Your orders (times in {$zone}):
+status-title = Your orders ({$zone}):
 status-empty = You have no orders yet.
 status-created = Order {$order} · {$title} — awaiting payment ({$price} ⭐).
 status-reserved = Order {$order} · {$title} — awaiting payment ({$price} ⭐).
@@ -137,7 +137,7 @@ status-needs-start = Order {$order} · {$title} — paid; a start date needs to 
 btn-start-order = ▶️ Start order {$order}
 btn-pick-start-order = 🗓 Choose a start for order {$order}
 tz-change-button = 🕒 Change time zone
-tz-pick = Times are shown in {$zone}. Choose your time zone:
+tz-pick = Times are shown in {$zone} now. Choose your time zone:
 tz-set = Time zone set: {$zone}.
 tz-city = { $zone ->
         [Europe-Kaliningrad] Kaliningrad

@@ -1,7 +1,13 @@
 # Ratings of a closed consultation (src/bot/features/rating.ts, src/consultations/ratings.ts).
 
 rating-ask = How was the consultation? Rate it from 1 to 5:
-rating-button = {$score} ⭐
+rating-button = { $score ->
+        [1] 😞 1
+        [2] 🙁 2
+        [3] 😐 3
+        [4] 🙂 4
+       *[5] 😍 5
+    }
 rating-saved-short = Rated {$score} of 5.
 rating-thanks = Thank you! You rated the consultation {$score} of 5. You can change it within {$days} days by pressing another score, and add a comment.
 rating-changed = Your rating is now {$score} of 5.

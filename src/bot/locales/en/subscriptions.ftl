@@ -38,7 +38,10 @@ plan-change-description = Support plan: { $questions ->
         [one] {$questions} question
        *[other] {$questions} questions
     } every 30 days, from {$start}. Terms {$terms}.
-plan-invoice-description = Support plan: {$questions} questions every 30 days. Terms {$terms}.
+plan-invoice-description = Support plan: { $questions ->
+        [one] {$questions} question
+       *[other] {$questions} questions
+    } every 30 days. Terms {$terms}.
 plan-view =
     Your plan: {$title}
     Period {$number}: {$start} – {$end}
@@ -65,7 +68,10 @@ plan-refused-not-active = Your plan is not active any more, so its renewal canno
 plan-refused-same-plan = That is already your plan.
 precheckout-plan-changed = Your plan has changed since this link was made, so this payment was not taken. Please ask for a new one with /plan.
 
-sub-started = ✅ Your plan “{$title}” is active: {$questions} questions from {$start} to {$end}. Just write your question here. /plan shows your numbers.
+sub-started = ✅ Your plan “{$title}” is active: { $questions ->
+        [one] {$questions} question
+       *[other] {$questions} questions
+    } from {$start} to {$end}. Just write your question here. /plan shows your numbers.
 sub-changed = 🔁 Change of plan paid: “{$title}”, {$price} ⭐ every 30 days. Your current plan “{$from}” stays until {$start}; then the new plan's first period runs {$start} – {$end} with { $questions ->
         [one] {$questions} question
        *[other] {$questions} questions
@@ -75,14 +81,23 @@ sub-renewal-reminder = 🔔 Your plan “{$title}” renews on {$when}: {$price}
        *[other] {$questions} questions
     }). To stop it, cancel the renewal below or with /plan; your access runs to the end of the paid period.
 sub-charge-refused = We received {$amount} ⭐ for “{$title}”, but this charge does not match your plan, so nothing was added for it. An admin will refund it; see /paysupport.
-sub-renewed = 🔄 “{$title}” renewed: period {$number}, {$start} – {$end}, {$questions} questions ({$carried} carried over).
+sub-renewed = 🔄 “{$title}” renewed: period {$number}, {$start} – {$end}, { $questions ->
+        [one] {$questions} question
+       *[other] {$questions} questions
+    } ({$carried} carried over).
 sub-renewed-ahead = 🔄 “{$title}” renewed ahead: period {$number}, {$start} – {$end}, { $questions ->
         [one] {$questions} question
        *[other] {$questions} questions
     }; up to {$max} unused from the period before move in when it starts.
 sub-lapsed = Your plan “{$title}” ended on {$end}: no renewal arrived. New questions are not accepted; questions accepted earlier are still answered. Subscribe again with /plan.
-sub-refused-no-questions = {$left} of {$total} questions left in this period ({$held} awaiting an answer); the next period starts on {$next}. Nothing was counted.
-sub-refused-no-questions-cancelled = {$left} of {$total} questions left in this period ({$held} awaiting an answer). Renewal is cancelled; access until {$end}. Nothing was counted.
+sub-refused-no-questions = {$left} of {$total} { $total ->
+        [one] question
+       *[other] questions
+    } left in this period ({$held} awaiting an answer); the next period starts on {$next}. Nothing was counted.
+sub-refused-no-questions-cancelled = {$left} of {$total} { $total ->
+        [one] question
+       *[other] questions
+    } left in this period ({$held} awaiting an answer). Renewal is cancelled; access until {$end}. Nothing was counted.
 sub-refused-ended = Your plan ended on {$end}; renew to continue (/plan). This message was not passed to the expert.
 sub-refused-renewal-pending = Your period ended on {$end} and its renewal has not arrived yet, so this message was not passed to the expert. Nothing was counted; please write again once the plan renews (/plan).
 sub-refused-refunded = Your plan was refunded, so new questions are not accepted. Answers to questions accepted earlier still arrive here.
@@ -97,5 +112,11 @@ desk-card-plan-lapsed = lapsed
 desk-card-plan-refunded = refunded
 desk-card-plan-replaced = replaced by a change of plan
 admin-plan-charge-refused-amount = ⚠️ Plan charge {$payment}: user {$user} was charged {$amount} ⭐ (charge {$charge}) for order {$order} (“{$title}”), whose subscription's price is {$price} ⭐. Nothing was granted; recorded as an overpayment. Refund it.
-admin-plan-charge-refused-ended = ⚠️ Plan charge {$payment}: user {$user} was charged {$amount} ⭐ (charge {$charge}) for order {$order} (“{$title}”), a subscription that is {$state} and should not renew. Nothing was granted; recorded as an overpayment. Refund it.
+admin-plan-charge-refused-ended = ⚠️ Plan charge {$payment}: user {$user} was charged {$amount} ⭐ (charge {$charge}) for order {$order} (“{$title}”), a subscription that is { $state ->
+        [active] active
+        [lapsed] lapsed
+        [refunded] refunded
+        [replaced] replaced by a change of plan
+       *[other] {$state}
+    } and should not renew. Nothing was granted; recorded as an overpayment. Refund it.
 admin-plan-charge-refused-change-void = ⚠️ Plan charge {$payment}: user {$user} paid {$amount} ⭐ (charge {$charge}) for a change of plan (order {$order}, “{$title}”) whose old plan is no longer active. Nothing was granted, its renewal is cancelled; recorded as an overpayment. Refund it.

@@ -2,6 +2,6 @@
 
 dashboard-menu-button = Панель
 dashboard-open = 📈 Открыть панель
-dashboard-here = Панель стола: графики, консультации, платежи и выгрузки. Открывается внутри Telegram.
+dashboard-here = Панель команды: графики, консультации, платежи и выгрузки. Открывается внутри Telegram.
 dashboard-not-configured = У панели ещё нет публичного адреса: укажите dashboard.publicUrl в конфигурации (README: панель).
-dashboard-staff-only = Панель доступна только сотрудникам стола.
+dashboard-staff-only = Панель доступна только сотрудникам.

@@ -1,4 +1,4 @@
-# ИИ-черновики для экспертов (src/bot/features/drafting.ts, src/drafting). Для сотрудников: на языке стола.
+# ИИ-черновики для экспертов (src/bot/features/drafting.ts, src/drafting). Для сотрудников: на языке команды.
 # Отсюда ничего не уходит клиенту: черновик попадает к клиенту только кнопкой «Отправить», как ответ эксперта.
 
 drafting-btn-draft = ✍️ Черновик ответа
@@ -39,7 +39,7 @@ drafting-reconciled-release = 🧾 Черновик #{$id} сверен (id {$ad
 
 ## Отказы (ничего не зарезервировано и не поставлено в очередь)
 
-drafting-refused-disabled = ИИ-черновики на этом столе выключены.
+drafting-refused-disabled = ИИ-черновики здесь выключены.
 drafting-refused-provider-unavailable = ИИ-провайдер сейчас недоступен. Ничего не списано.
 drafting-refused-not-included = Черновики не входят в этот тариф ({$tariff}).
 drafting-refused-model-not-allowed = Модель {$model} не разрешена. Разрешены: {$allowed}.
@@ -54,9 +54,9 @@ drafting-refused-expert-cap =
     Ваш дневной лимит черновиков исчерпан (использовано {$used} из {$cap}{ $held ->
         [0] {""}
        *[other] , {$held} в работе
-    }). Сбросится в {$resetsAt} по времени стола ({$zone}).
+    }). Сбросится в {$resetsAt} по времени команды ({$zone}).
 drafting-refused-desk-budget =
-    Бюджет стола на черновики за {$month} исчерпан: использовано {$used} и удержано {$held} из {$limit}{ $unit ->
+    Бюджет команды на черновики за {$month} исчерпан: использовано {$used} и удержано {$held} из {$limit}{ $unit ->
         [tokens] {" "}токенов
        *[money] {""}
     }; этому черновику нужно до {$needed}{ $unit ->
@@ -68,7 +68,7 @@ drafting-refused-unavailable = Черновики сейчас недоступ�
 
 ## Ответы на кнопки
 
-drafting-cb-staff-only = Это доступно только сотрудникам стола.
+drafting-cb-staff-only = Это доступно только сотрудникам.
 drafting-cb-queued = Готовлю черновик…
 drafting-cb-sent = Отправлено клиенту.
 drafting-cb-withheld = Записано, но не доставлено: консультация возвращена, ответы по ней не отправляются.
@@ -98,5 +98,5 @@ drafting-reconcile-not-unknown = Черновик #{$id} не ждёт свер�
         [none] {""}
        *[other] : {$reconciliation}
     }).
-drafting-reconcile-not-found = На этом столе нет черновика #{$id}.
+drafting-reconcile-not-found = Черновика #{$id} здесь нет.
 drafting-reconcile-refused = Черновик #{$id}: учёт отказал ({$reason}).

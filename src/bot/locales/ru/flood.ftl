@@ -1,4 +1,8 @@
 # Антифлуд (src/routing/antiflood.ts): клиент пишет быстрее допустимого, пока вопрос открыт.
 desk-flood-told = Вы пишете быстрее, чем эксперт успевает читать по одному: следующие сообщения сохранены, эксперт увидит их вместе. Ничего не потеряется.
-desk-flood-digest = Ещё { $count } сообщ. от клиента:
-desk-flood-digest-media = { $what } (ниже)
+desk-flood-digest = Ещё { $count ->
+        [one] { $count } сообщение
+        [few] { $count } сообщения
+       *[many] { $count } сообщений
+    } от клиента:
+desk-flood-digest-media = { $what } — см. ниже

@@ -1,6 +1,6 @@
 # SLA-задачи, жизненный цикл окна, дополнения /status и расшифровки (src/lifecycle, src/bot/features/transcript.ts).
 # Тексты клиенту — на языке клиента; тексты сотрудникам (sla-reminder, sla-breach-topic, sla-breach-admins,
-# sla-refund-flag, sla-policy-*, lifecycle-topic-*) — на языке стола по умолчанию.
+# sla-refund-flag, sla-policy-*, lifecycle-topic-*) — на языке команды.
 
 ## SLA: сотрудникам
 

@@ -24,7 +24,10 @@ tariff-card-topups = Дополнения: внутри консультации
 tariff-card-terms = Условия (версия {$version}), принимаются оплатой:
 start-mode-immediate = с момента оплаты.
 start-mode-scheduled = в выбранное до оплаты время старта.
-start-mode-on-request = когда вы нажмёте «Начать» после оплаты (в течение {$days} дн., в рабочее время).
+start-mode-on-request = когда вы нажмёте «Начать» после оплаты (в течение { $days ->
+        [one] {$days} дня
+       *[other] {$days} дней
+    }, в рабочее время).
 warn-desk-closed = ⚠️ Сейчас нерабочее время. Окно {$window} начнётся сразу, с оплатой, а срок ответа пойдёт только с {$opens}.
 warn-desk-closed-choice = ⚠️ Сейчас нерабочее время: срок ответа пойдёт только с {$opens}. Выберите ниже: начать окно {$window} сейчас, с оплатой, или когда откроется приём (тогда всё окно считается с открытия).
 btn-pay-start-now = ▶️ Принять условия, оплатить {$price} ⭐ и начать сейчас
@@ -129,12 +132,12 @@ refund-done = ↩️ Вам возвращено {$amount} ⭐.
 refund-done-consultation-deliver = ↩️ Вам возвращено {$amount} ⭐ за «{$title}». Новые вопросы в этой консультации не принимаются; ответы на уже принятые вопросы будут отправлены.
 refund-done-consultation-stop = ↩️ Вам возвращено {$amount} ⭐ за «{$title}». Консультация закрыта, включая вопросы без ответа.
 
-status-title = Ваши заказы (время: {$zone}):
+status-title = Ваши заказы (время {$zone}):
 status-empty = У вас пока нет заказов.
 status-created = Заказ {$order} · {$title} — ожидает оплаты ({$price} ⭐).
 status-reserved = Заказ {$order} · {$title} — ожидает оплаты ({$price} ⭐).
-status-active = Заказ {$order} · {$title} — ✅ активна: {$start} — {$end}.
-status-closed = Заказ {$order} · {$title} — завершена (окно {$start} — {$end}).
+status-active = Заказ {$order} · {$title} — ✅ активен: {$start} — {$end}.
+status-closed = Заказ {$order} · {$title} — завершён (окно {$start} — {$end}).
 status-refunded = Заказ {$order} · {$title} — возврат.
 status-waiting-start = Заказ {$order} · {$title} — оплачен; нажмите «Начать», когда будете готовы (до {$startBy}).
 status-scheduled = Заказ {$order} · {$title} — оплачен; старт {$start}.
@@ -142,7 +145,7 @@ status-needs-start = Заказ {$order} · {$title} — оплачен; нуж�
 btn-start-order = ▶️ Начать заказ {$order}
 btn-pick-start-order = 🗓 Выбрать старт для заказа {$order}
 tz-change-button = 🕒 Сменить часовой пояс
-tz-pick = Время показывается в поясе {$zone}. Выберите свой часовой пояс:
+tz-pick = Сейчас время показывается {$zone}. Выберите свой часовой пояс:
 tz-set = Часовой пояс установлен: {$zone}.
 tz-city = { $zone ->
         [Europe-Kaliningrad] Калининград

@@ -1,7 +1,13 @@
 # Оценки завершённой консультации (src/bot/features/rating.ts, src/consultations/ratings.ts).
 
 rating-ask = Как прошла консультация? Оцените от 1 до 5:
-rating-button = {$score} ⭐
+rating-button = { $score ->
+        [1] 😞 1
+        [2] 🙁 2
+        [3] 😐 3
+        [4] 🙂 4
+       *[5] 😍 5
+    }
 rating-saved-short = Оценка: {$score} из 5.
 rating-thanks = Спасибо! Ваша оценка консультации: {$score} из 5. В течение { $days ->
         [one] {$days} дня

@@ -1,9 +1,9 @@
-# /report в служебной группе (src/bot/features/report.ts, src/reports). Тексты сотрудникам — на языке стола.
+# /report в служебной группе (src/bot/features/report.ts, src/reports). Тексты сотрудникам — на языке команды.
 
 report-usage = Формат: /report [7d | ГГГГ-ММ-ДД | ГГГГ-ММ-ДД ГГГГ-ММ-ДД]. Без аргументов — последние 30 дней.
-report-admins-only = Отчёт доступен только администраторам стола.
-report-title = 📊 Отчёт {$from} — {$to} ({$zone})
-report-group-only = 👥 Только эта группа сотрудников ({$chat}): её консультации, их оплаты и вопросы. Весь стол: /report в основной группе.
+report-admins-only = Отчёт доступен только администраторам.
+report-title = 📊 Отчёт {$from} — {$to} {$zone}
+report-group-only = 👥 Только эта группа сотрудников ({$chat}): её консультации, их оплаты и вопросы. Все группы вместе: /report в основной группе.
 report-groups = 👥 Группы сотрудников сейчас:
     {$list}
 report-group-line = • {$chat}: {$active ->

@@ -40,7 +40,11 @@ plan-change-description = План поддержки: { $questions ->
         [few] {$questions} вопроса
        *[many] {$questions} вопросов
     } каждые 30 дней, с {$start}. Условия {$terms}.
-plan-invoice-description = План поддержки: {$questions} вопросов каждые 30 дней. Условия {$terms}.
+plan-invoice-description = План поддержки: { $questions ->
+        [one] {$questions} вопрос
+        [few] {$questions} вопроса
+       *[many] {$questions} вопросов
+    } каждые 30 дней. Условия {$terms}.
 plan-view =
     Ваш план: {$title}
     Период {$number}: {$start} – {$end}
@@ -67,7 +71,11 @@ plan-refused-not-active = План уже не активен, продлени�
 plan-refused-same-plan = Это уже ваш план.
 precheckout-plan-changed = Ваш план изменился после того, как была создана эта ссылка, поэтому оплата не принята. Запросите новую через /plan.
 
-sub-started = ✅ План «{$title}» активен: {$questions} вопросов с {$start} по {$end}. Просто напишите вопрос сюда. Остаток — в /plan.
+sub-started = ✅ План «{$title}» активен: { $questions ->
+        [one] {$questions} вопрос
+        [few] {$questions} вопроса
+       *[many] {$questions} вопросов
+    } с {$start} по {$end}. Просто напишите вопрос сюда. Остаток — в /plan.
 sub-changed = 🔁 Смена плана оплачена: «{$title}», {$price} ⭐ каждые 30 дней. Текущий план «{$from}» действует до {$start}; затем первый период нового плана: {$start} – {$end}, { $questions ->
         [one] {$questions} вопрос
         [few] {$questions} вопроса
@@ -79,15 +87,25 @@ sub-renewal-reminder = 🔔 План «{$title}» продлится {$when}: с
        *[many] {$questions} вопросов
     }). Чтобы не продлевать, отмените продление кнопкой ниже или через /plan; доступ сохранится до конца оплаченного периода.
 sub-charge-refused = Мы получили {$amount} ⭐ за «{$title}», но это списание не соответствует вашему плану, поэтому за него ничего не добавлено. Администратор вернёт оплату; см. /paysupport.
-sub-renewed = 🔄 «{$title}» продлён: период {$number}, {$start} – {$end}, {$questions} вопросов (перенесено: {$carried}).
+sub-renewed = 🔄 «{$title}» продлён: период {$number}, {$start} – {$end}, { $questions ->
+        [one] {$questions} вопрос
+        [few] {$questions} вопроса
+       *[many] {$questions} вопросов
+    } (перенесено: {$carried}).
 sub-renewed-ahead = 🔄 «{$title}» продлён заранее: период {$number}, {$start} – {$end}, { $questions ->
         [one] {$questions} вопрос
         [few] {$questions} вопроса
        *[many] {$questions} вопросов
     }; неиспользованные вопросы прошлого периода (не больше {$max}) перейдут в него, когда он начнётся.
 sub-lapsed = Ваш план «{$title}» закончился {$end}: продление не поступило. Новые вопросы не принимаются; на принятые ранее ответ придёт. Оформить снова — /plan.
-sub-refused-no-questions = В этом периоде осталось {$left} из {$total} вопросов (ждут ответа: {$held}); следующий период начнётся {$next}. Ничего не списано.
-sub-refused-no-questions-cancelled = В этом периоде осталось {$left} из {$total} вопросов (ждут ответа: {$held}). Продление отменено; доступ до {$end}. Ничего не списано.
+sub-refused-no-questions = В этом периоде осталось {$left} из {$total} { $total ->
+        [one] вопроса
+       *[other] вопросов
+    } (ждут ответа: {$held}); следующий период начнётся {$next}. Ничего не списано.
+sub-refused-no-questions-cancelled = В этом периоде осталось {$left} из {$total} { $total ->
+        [one] вопроса
+       *[other] вопросов
+    } (ждут ответа: {$held}). Продление отменено; доступ до {$end}. Ничего не списано.
 sub-refused-ended = Ваш план закончился {$end}; продлите его, чтобы продолжить (/plan). Сообщение не передано эксперту.
 sub-refused-renewal-pending = Период закончился {$end}, а продление ещё не поступило, поэтому сообщение не передано эксперту. Ничего не списано; напишите снова после продления (/plan).
 sub-refused-refunded = Оплата плана возвращена, новые вопросы не принимаются. Ответы на принятые ранее вопросы придут сюда.
@@ -101,6 +119,12 @@ desk-card-plan-cancelled = продление отменено
 desk-card-plan-lapsed = закончился
 desk-card-plan-refunded = возврат
 desk-card-plan-replaced = заменён сменой плана
-admin-plan-charge-refused-amount = ⚠️ Списание по плану {$payment}: с пользователя {$user} списано {$amount} ⭐ (charge {$charge}) по заказу {$order} («{$title}»), а цена этой подписки — {$price} ⭐. Ничего не выдано; записано как переплата. Нужен возврат.
-admin-plan-charge-refused-ended = ⚠️ Списание по плану {$payment}: с пользователя {$user} списано {$amount} ⭐ (charge {$charge}) по заказу {$order} («{$title}»), подписка в состоянии {$state} и продлеваться не должна. Ничего не выдано; записано как переплата. Нужен возврат.
-admin-plan-charge-refused-change-void = ⚠️ Списание по плану {$payment}: пользователь {$user} оплатил {$amount} ⭐ (charge {$charge}) смену плана (заказ {$order}, «{$title}»), но старый план уже не активен. Ничего не выдано, продление отменено; записано как переплата. Нужен возврат.
+admin-plan-charge-refused-amount = ⚠️ Списание по плану {$payment}: с пользователя {$user} списано {$amount} ⭐ (списание {$charge}) по заказу {$order} («{$title}»), а цена этой подписки — {$price} ⭐. Ничего не выдано; записано как переплата. Нужен возврат.
+admin-plan-charge-refused-ended = ⚠️ Списание по плану {$payment}: с пользователя {$user} списано {$amount} ⭐ (списание {$charge}) по заказу {$order} («{$title}»), подписка ({ $state ->
+        [active] активна
+        [lapsed] закончилась без продления
+        [refunded] оплата возвращена
+        [replaced] заменена сменой плана
+       *[other] {$state}
+    }) продлеваться не должна. Ничего не выдано; записано как переплата. Нужен возврат.
+admin-plan-charge-refused-change-void = ⚠️ Списание по плану {$payment}: пользователь {$user} оплатил {$amount} ⭐ (списание {$charge}) смену плана (заказ {$order}, «{$title}»), но старый план уже не активен. Ничего не выдано, продление отменено; записано как переплата. Нужен возврат.
