@@ -23,6 +23,15 @@ const NAMED = new Set([
   'terms',
   'text',
   'privacy',
+  'dailyCapacity',
+  'slotCapacity',
+  'slots',
+  'breachPolicy',
+  'refundPolicy',
+  'topUps',
+  'antiFlood',
+  'perMinute',
+  'daysOff',
 ])
 
 export function fieldName(ctx: BotContext, field: string): string {
@@ -60,5 +69,7 @@ export function outcomeText(
       return ctx.t('st-refused')
     case 'gone':
       return ctx.t('st-gone')
+    case 'refused':
+      return ctx.t(out.key, out.params)
   }
 }
