@@ -404,9 +404,9 @@ async function setUp(
 
 // A hard stop: whatever hangs, the demo ends (and says so) rather than running forever in CI.
 setTimeout(() => {
-  process.stderr.write('demo: did not finish within 240 s\n')
+  process.stderr.write('demo: did not finish within 300 s\n')
   process.exit(1)
-}, 240_000).unref()
+}, 300_000).unref()
 
 main().then(
   () => {

@@ -39,7 +39,7 @@ function runDemo(): Promise<{ code: number | null; out: string; err: string }> {
 
 describe('npm run demo', () => {
   it('sets an empty desk up from Telegram, plays a whole consultation offline and exits 0', {
-    timeout: 250_000,
+    timeout: 320_000,
   }, async () => {
     const r = await runDemo()
     expect(r.err).toBe('')
