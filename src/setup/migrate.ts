@@ -3,7 +3,7 @@ import type { DeskConfig } from '../config/schema'
 import type { Deps } from '../deps'
 import { changeDeskIn, committed, type DeskSettings } from '../settings/settings'
 import { notify } from '../telegram/notify'
-import { inspectGroup, languageOf, recordGroupFacts } from './groups'
+import { inspectGroup, languageOf, recordGroupFacts, supportedLanguage } from './groups'
 import { deskAdmins } from './staff-doc'
 
 /**
@@ -20,6 +20,8 @@ export async function followMigration(
   desk: DeskRuntime,
   from: number,
   to: number,
+  /** The group's title and who upgraded it (told in their Telegram language, as the other group notices are). */
+  seen: { title?: string | undefined; actor?: { id: number; language_code?: string | undefined } } = {},
 ): Promise<'moved' | 'unknown'> {
   let changed: DeskSettings | undefined
   const r = await deps.jobs.transaction(deps.db, async (trx, outbox) => {
@@ -59,9 +61,12 @@ export async function followMigration(
         await notify(outbox, {
           botId: desk.botId,
           chatId: id,
-          lang: await languageOf(trx, desk, id),
+          lang:
+            id === seen.actor?.id && supportedLanguage(seen.actor.language_code)
+              ? supportedLanguage(seen.actor.language_code)!
+              : await languageOf(trx, desk, id),
           key: 'st-group-moved',
-          params: { title: row?.title ?? String(to) },
+          params: { title: seen.title ?? row?.title ?? String(to) },
           dedupeKey: `setup:migrated:${desk.botId}:${from}:${to}:${id}`,
         })
     return { moved: true as const, addedBy: row?.added_by ?? undefined, bound }
@@ -70,7 +75,7 @@ export async function followMigration(
   if (!r.moved) return 'unknown'
   const now = deps.desk(desk.botId)
   const facts = await inspectGroup(deps.api(desk.botId), desk.botId, to)
-  await recordGroupFacts(deps, now, facts, r.bound ? undefined : (r.addedBy ?? undefined))
+  await recordGroupFacts(deps, now, facts, r.bound ? undefined : (r.addedBy ?? undefined), seen.actor)
   return 'moved'
 }
 

@@ -136,7 +136,14 @@ setupFeature.on('my_chat_member', async (ctx) => {
 // A basic group upgraded to a supergroup has a new id (src/setup/migrate.ts): the desk follows it. Both service
 // messages are handled (either may be the one the bot sees first); the second finds nothing left to move.
 setupFeature.on('message:migrate_to_chat_id', async (ctx) => {
-  await followMigration(ctx.deps, ctx.deps.desk(ctx.desk.botId), ctx.chat.id, ctx.message.migrate_to_chat_id)
+  const seen = { title: 'title' in ctx.chat ? ctx.chat.title : undefined, actor: ctx.from }
+  await followMigration(
+    ctx.deps,
+    ctx.deps.desk(ctx.desk.botId),
+    ctx.chat.id,
+    ctx.message.migrate_to_chat_id,
+    seen,
+  )
 })
 setupFeature.on('message:migrate_from_chat_id', async (ctx) => {
   await followMigration(
