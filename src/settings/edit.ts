@@ -9,6 +9,7 @@ import {
   SettingsInvalid,
   type SettingsIssue,
 } from './settings'
+import type { SettingsSource } from './settings.tables'
 
 /**
  * One edit from Telegram (/settings, src/bot/features/settings): the change made with the version the editor saw,
@@ -27,6 +28,10 @@ export type EditOutcome =
   | { status: 'invalid'; issues: SettingsIssue[] }
   | { status: 'forbidden' }
   | { status: 'gone' }
+
+/** What an edit with a Guard may also answer: refused by the guard (a locale key and its parameters). */
+export type GuardedOutcome =
+  | EditOutcome
   | { status: 'refused'; key: string; params: Record<string, string | number> }
 
 /**
@@ -60,8 +65,22 @@ export async function editDesk(
   userId: number,
   expectedVersion: number,
   edit: Edit,
-  guard?: Guard,
+  /** Where the editor is: the chat's /settings, or the dashboard's settings pages (recorded in the audit row). */
+  source: Extract<SettingsSource, 'telegram' | 'dashboard'> = 'telegram',
 ): Promise<EditOutcome> {
+  return (await editDeskGuarded(db, botId, userId, expectedVersion, edit, source)) as EditOutcome
+}
+
+/** {@link editDesk} with a Guard: a check that needs the database, made under the desk's row lock. */
+export async function editDeskGuarded(
+  db: Db,
+  botId: number,
+  userId: number,
+  expectedVersion: number,
+  edit: Edit,
+  source: Extract<SettingsSource, 'telegram' | 'dashboard'>,
+  guard?: Guard,
+): Promise<GuardedOutcome> {
   try {
     const settings = await db.transaction().execute(async (trx) => {
       if (guard) {
@@ -77,7 +96,7 @@ export async function editDesk(
         const refusal = row && (await guard(trx, row.doc as DeskConfig))
         if (refusal) throw new Refused(refusal)
       }
-      return changeDeskIn(trx, botId, { userId, source: 'telegram' }, expectedVersion, (doc) => {
+      return changeDeskIn(trx, botId, { userId, source }, expectedVersion, (doc) => {
         if (!isDeskAdmin(doc, userId)) throw new Forbidden()
         if (edit(doc) === 'gone') throw new Gone()
       })

@@ -1,7 +1,7 @@
 import { sql } from 'kysely'
 import type { DeskConfig } from '../config/schema'
 import type { Db } from '../db/database'
-import { type EditOutcome, editDesk, type Guard } from './edit'
+import { editDeskGuarded, type Guard, type GuardedOutcome } from './edit'
 
 /**
  * Removals from /settings that must look at what is running (issue 24), each one edit under the desk's row lock
@@ -21,7 +21,7 @@ export async function deletePlan(
   userId: number,
   version: number,
   code: string,
-): Promise<EditOutcome> {
+): Promise<GuardedOutcome> {
   const guard: Guard = async (trx) => {
     const r = await trx
       .selectFrom('subscription')
@@ -32,7 +32,7 @@ export async function deletePlan(
       .executeTakeFirstOrThrow()
     return r.n > 0 ? { key: 'st-plan-delete-live', params: { count: r.n } } : undefined
   }
-  return editDesk(
+  return editDeskGuarded(
     db,
     botId,
     userId,
@@ -42,6 +42,7 @@ export async function deletePlan(
       if (i < 0) return 'gone'
       doc.plans.splice(i, 1)
     },
+    'telegram',
     guard,
   )
 }
@@ -76,7 +77,7 @@ export async function unbindGroup(
   userId: number,
   version: number,
   chatId: number,
-): Promise<EditOutcome> {
+): Promise<GuardedOutcome> {
   const guard: Guard = async (trx, doc) => {
     const home = doc.staffChatId === chatId
     const r = await trx
@@ -103,5 +104,13 @@ export async function unbindGroup(
       .executeTakeFirstOrThrow()
     return r.n > 0 ? { key: 'st-group-unbind-live', params: { count: r.n } } : undefined
   }
-  return editDesk(db, botId, userId, version, (doc) => removeStaffGroup(doc, chatId), guard)
+  return editDeskGuarded(
+    db,
+    botId,
+    userId,
+    version,
+    (doc) => removeStaffGroup(doc, chatId),
+    'telegram',
+    guard,
+  )
 }

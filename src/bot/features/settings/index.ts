@@ -1,6 +1,6 @@
 import { Composer } from 'grammy'
 import type { Language } from '../../../config/schema'
-import { type Edit, type EditOutcome, editDesk, isDeskAdmin } from '../../../settings/edit'
+import { type Edit, editDesk, type GuardedOutcome, isDeskAdmin } from '../../../settings/edit'
 import type { Target, Weekday } from '../../../settings/fields'
 import { deletePlan, unbindGroup } from '../../../settings/removals'
 import { type DeskSettings, readDesk } from '../../../settings/settings'
@@ -90,12 +90,12 @@ function on(re: RegExp, h: Handler): void {
 async function write(
   ctx: BotContext,
   version: number,
-  edit: Edit | (() => Promise<EditOutcome>),
+  edit: Edit | (() => Promise<GuardedOutcome>),
   redraw: (s: DeskSettings) => View | undefined,
 ) {
   const out =
     edit.length === 0
-      ? await (edit as () => Promise<EditOutcome>)()
+      ? await (edit as () => Promise<GuardedOutcome>)()
       : await editDesk(ctx.deps.db, ctx.desk.botId, ctx.from!.id, version, edit as Edit)
   const alert = out.status !== 'done'
   await ctx.answerCallbackQuery({ text: outcomeText(ctx, out, undefined, 'st-done'), show_alert: alert })

@@ -1,4 +1,4 @@
-import type { EditOutcome } from '../../../settings/edit'
+import type { GuardedOutcome } from '../../../settings/edit'
 import { currentValue, fieldOf, issueField, type Refusal, type Target } from '../../../settings/fields'
 import type { BotContext } from '../../context'
 
@@ -44,7 +44,7 @@ export function refusalText(ctx: BotContext, r: Refusal): string {
 
 export function outcomeText(
   ctx: BotContext,
-  out: EditOutcome,
+  out: GuardedOutcome,
   target?: Target,
   doneKey = 'st-saved',
 ): string {
