@@ -1,8 +1,8 @@
 import { DateTime } from 'luxon'
 import { plan as planSchema } from '../config/plan.schema'
 import { interval as intervalSchema, isoDate } from '../config/primitives'
-import { type DeskConfig, type Language, tariffSchema } from '../config/schema'
-import type { WEEKDAYS } from '../time/business-time'
+import { type DeskConfig, deskSchema, type Language, tariffSchema } from '../config/schema'
+import { WEEKDAYS } from '../time/business-time'
 import type { Edit } from './edit'
 
 /**
@@ -11,9 +11,28 @@ import type { Edit } from './edit'
  * before the whole desk is validated), and the edit it makes. Pure functions of the document: no I/O.
  */
 export type Weekday = (typeof WEEKDAYS)[number]
+/** A tariff's fields edited by typing (the callback data names slaBusinessHours `sla`, to stay under 64 bytes). */
+export const TARIFF_FIELDS = [
+  'priceStars',
+  'title',
+  'appeals',
+  'windowHours',
+  'slaBusinessHours',
+  'dailyCapacity',
+  'slotCapacity',
+  'slots',
+  'breachPolicy',
+  'refundPolicy',
+  'topUps',
+] as const
+export const PLAN_FIELDS = ['priceStars', 'title', 'questions', 'slaBusinessHours', 'refundPolicy'] as const
+export type TariffField = (typeof TARIFF_FIELDS)[number]
+export type PlanField = (typeof PLAN_FIELDS)[number]
 export type Target =
-  | { kind: 'tariff'; code: string; field: 'priceStars' | 'title' | 'appeals' | 'windowHours' }
-  | { kind: 'plan'; code: string; field: 'priceStars' | 'title' | 'questions' }
+  | { kind: 'tariff'; code: string; field: TariffField }
+  | { kind: 'plan'; code: string; field: PlanField }
+  | { kind: 'antiFlood' }
+  | { kind: 'daysOff'; userId: number }
   | { kind: 'weekday'; day: Weekday }
   | { kind: 'holiday' }
   | { kind: 'extra' }
@@ -74,8 +93,17 @@ export function parseAnswer(t: Target, text: string): Parsed {
     }
     const shape = t.kind === 'tariff' ? tariffSchema.shape : planSchema.shape
     const schema = (shape as Record<string, { safeParse(v: unknown): any }>)[t.field]!
-    return num(text, field, t.field !== 'windowHours', schema)
+    const typed = typedValue(t.field, text)
+    if (typed === undefined)
+      return num(text, field, !['windowHours', 'slaBusinessHours'].includes(t.field), schema)
+    if (!typed.ok) return { ok: false, field, reason: typed.reason }
+    const r = schema.safeParse(typed.value)
+    return r.success
+      ? { ok: true, value: typed.value as never }
+      : { ok: false, field, reason: r.error.issues[0]?.message ?? 'invalid' }
   }
+  if (t.kind === 'antiFlood') return num(text, field, true, antiFloodSchema)
+  if (t.kind === 'daysOff') return daysOff(text, field)
   if (t.kind === 'weekday') return intervals(text, field)
   if (t.kind === 'holiday') return date(text, field)
   if (t.kind === 'extra') {
@@ -94,6 +122,71 @@ export function parseAnswer(t: Target, text: string): Parsed {
     : { ok: false, field, reason: `expected 1 to ${MAX_TEXT} characters` }
 }
 
+/** The desk's anti-flood limit, with the desk schema's own bounds. */
+const antiFloodSchema = deskSchema.shape.antiFlood.unwrap().shape.perMinute
+
+/** The non-numeric fields of a tariff or plan, read from words (undefined: a number field). */
+function typedValue(
+  field: string,
+  text: string,
+): { ok: true; value: unknown } | { ok: false; reason: string } | undefined {
+  const s = text.trim()
+  const none = s === '-' || s === '—'
+  if (field === 'refundPolicy') return { ok: true, value: s.toLowerCase().replace(/[\s-]+/g, '_') }
+  if (field === 'breachPolicy') {
+    const m = /^(none|extra|extend)(?:\s+(\d+(?:[.,]\d+)?))?$/i.exec(s)
+    if (!m) return { ok: false, reason: 'expected "none", "extra" or "extend <hours>"' }
+    const kind = m[1]!.toLowerCase()
+    if (kind === 'extend') {
+      if (!m[2]) return { ok: false, reason: 'expected "extend <hours>", e.g. "extend 2"' }
+      return { ok: true, value: { kind: 'extend_window', hours: Number(m[2].replace(',', '.')) } }
+    }
+    return m[2]
+      ? { ok: false, reason: `"${s}": no hours after "${kind}"` }
+      : { ok: true, value: { kind: kind === 'extra' ? 'extra_appeal' : 'none' } }
+  }
+  if (field === 'slots') {
+    if (none) return { ok: true, value: [] }
+    const parts = s.split(/[\s,;]+/).filter(Boolean)
+    for (const p of parts)
+      if (!/(Z|[+-]\d\d:?\d\d)$/.test(p) || !DateTime.fromISO(p, { setZone: true }).isValid)
+        return { ok: false, reason: `"${p}": expected a start with its offset, e.g. 2026-12-05T10:00+01:00` }
+    return { ok: true, value: parts }
+  }
+  if (field === 'topUps') {
+    if (none) return { ok: true, value: [] }
+    const list: unknown[] = []
+    for (const p of s
+      .split(/[,;\n]+/)
+      .map((x) => x.trim())
+      .filter(Boolean)) {
+      const m = /^(\d+)\s*(questions?|hours?)\s+(?:for\s+)?(\d+)\s*(?:⭐|stars?)?$/i.exec(p)
+      if (!m) return { ok: false, reason: `"${p}": expected "<n> questions <price>" or "<n> hours <price>"` }
+      const n = Number(m[1])
+      list.push(
+        m[2]!.toLowerCase().startsWith('q')
+          ? { kind: 'questions', questions: n, priceStars: Number(m[3]) }
+          : { kind: 'hours', hours: n, priceStars: Number(m[3]) },
+      )
+    }
+    return { ok: true, value: list }
+  }
+  return undefined
+}
+
+/** Weekdays ("sat") and dates ("2026-12-31") with no new assignments; "-" for none. */
+function daysOff(text: string, field: string): Parsed {
+  const s = text.trim().toLowerCase()
+  if (s === '-' || s === '—') return { ok: true, value: [] }
+  const parts = s.split(/[\s,;]+/).filter(Boolean)
+  for (const p of parts) {
+    if ((WEEKDAYS as readonly string[]).includes(p)) continue
+    if (!date(p, field).ok)
+      return { ok: false, field, reason: `"${p}": expected a weekday (mon…sun) or a date YYYY-MM-DD` }
+  }
+  return { ok: true, value: [...new Set(parts)] }
+}
+
 /** The edit an accepted answer makes; `lang` is the editor's language (a title is set in it). */
 export function editFor(t: Target, value: Parsed & { ok: true }, lang: Language): Edit {
   const v = value.value
@@ -102,7 +195,19 @@ export function editFor(t: Target, value: Parsed & { ok: true }, lang: Language)
       const item = (t.kind === 'tariff' ? doc.tariffs : doc.plans).find((x) => x.code === t.code)
       if (!item) return 'gone'
       if (t.field === 'title') item.title[lang] = v as string
-      else (item as unknown as Record<string, number>)[t.field] = v as number
+      else (item as unknown as Record<string, unknown>)[t.field] = v
+      return
+    }
+    if (t.kind === 'antiFlood') {
+      doc.antiFlood = { perMinute: v as number }
+      return
+    }
+    if (t.kind === 'daysOff') {
+      const staff = [...doc.staff.admins, ...doc.staff.experts]
+      if (!staff.includes(t.userId)) return 'gone'
+      const list = v as string[]
+      if (list.length) doc.expertSettings.daysOff[String(t.userId)] = list
+      else delete doc.expertSettings.daysOff[String(t.userId)]
       return
     }
     if (t.kind === 'weekday') {
@@ -132,8 +237,10 @@ export function currentValue(t: Target, doc: DeskConfig, lang: Language): string
     const item = (t.kind === 'tariff' ? doc.tariffs : doc.plans).find((x) => x.code === t.code)
     if (!item) return undefined
     if (t.field === 'title') return item.title[lang] ?? item.title[doc.defaultLanguage] ?? ''
-    return String((item as unknown as Record<string, number>)[t.field])
+    return shown((item as unknown as Record<string, unknown>)[t.field])
   }
+  if (t.kind === 'antiFlood') return doc.antiFlood ? String(doc.antiFlood.perMinute) : '-'
+  if (t.kind === 'daysOff') return (doc.expertSettings.daysOff[String(t.userId)] ?? []).join(', ') || '-'
   if (t.kind === 'weekday') return (doc.schedule.weekly[t.day] ?? []).join(', ') || '-'
   if (t.kind === 'holiday') return doc.schedule.holidays.join(', ') || '-'
   if (t.kind === 'extra')
@@ -143,6 +250,27 @@ export function currentValue(t: Target, doc: DeskConfig, lang: Language): string
         .join('; ') || '-'
     )
   return (t.which === 'terms' ? doc.terms.text[t.lang] : doc.privacy[t.lang]) ?? '-'
+}
+
+/** A field's value in the words an answer is typed in (so the current value can be sent back edited). */
+function shown(v: unknown): string {
+  if (Array.isArray(v)) {
+    if (v.length === 0) return '-'
+    return v
+      .map((x) =>
+        typeof x === 'string'
+          ? x
+          : x.kind === 'questions'
+            ? `${x.questions} question${x.questions === 1 ? '' : 's'} ${x.priceStars}`
+            : `${x.hours} hour${x.hours === 1 ? '' : 's'} ${x.priceStars}`,
+      )
+      .join(', ')
+  }
+  if (v && typeof v === 'object') {
+    const b = v as { kind: string; hours?: number }
+    return b.kind === 'extend_window' ? `extend ${b.hours}` : b.kind === 'extra_appeal' ? 'extra' : 'none'
+  }
+  return String(v)
 }
 
 /** The field a schema issue names (`tariffs[3].priceStars` -> `priceStars`), for the localized refusal. */

@@ -233,7 +233,7 @@ async function tellAboutGroup(
 }
 
 /** A Telegram language_code ("en-US") as a language the desk speaks, or undefined. */
-function supportedLanguage(code: string | null | undefined): Language | undefined {
+export function supportedLanguage(code: string | null | undefined): Language | undefined {
   const base = code?.toLowerCase().split(/[-_]/)[0] ?? ''
   return (LANGUAGES as readonly string[]).includes(base) ? (base as Language) : undefined
 }

@@ -5,6 +5,7 @@ import { CLAIM_PREFIX, INVITE_PREFIX } from '../../setup/codes'
 import { sellingClosed } from '../../setup/gate'
 import { confirmGroup, inspectGroup, knownGroup, recordGroupFacts } from '../../setup/groups'
 import { createInvite, joinByInvite } from '../../setup/invites'
+import { followMigration } from '../../setup/migrate'
 import { changeStaff, listStaff, setOwnName } from '../../setup/staff-admin'
 import { isDeskAdmin, isOwner, roleOf } from '../../setup/staff-doc'
 import type { BotContext } from '../context'
@@ -130,6 +131,27 @@ setupFeature.on('my_chat_member', async (ctx) => {
   const facts = await inspectGroup(ctx.api, desk.botId, chatId, title)
   const bound = chatId === desk.staffChatId || (desk.staffGroups ?? []).some((g) => g.chatId === chatId)
   await recordGroupFacts(deps, desk, facts, byAdmin && !bound ? u.from.id : undefined, u.from)
+})
+
+// A basic group upgraded to a supergroup has a new id (src/setup/migrate.ts): the desk follows it. Both service
+// messages are handled (either may be the one the bot sees first); the second finds nothing left to move.
+setupFeature.on('message:migrate_to_chat_id', async (ctx) => {
+  const seen = { title: 'title' in ctx.chat ? ctx.chat.title : undefined, actor: ctx.from }
+  await followMigration(
+    ctx.deps,
+    ctx.deps.desk(ctx.desk.botId),
+    ctx.chat.id,
+    ctx.message.migrate_to_chat_id,
+    seen,
+  )
+})
+setupFeature.on('message:migrate_from_chat_id', async (ctx) => {
+  await followMigration(
+    ctx.deps,
+    ctx.deps.desk(ctx.desk.botId),
+    ctx.message.migrate_from_chat_id,
+    ctx.chat.id,
+  )
 })
 
 priv.callbackQuery(/^sg:use:(-?\d{1,20})$/, async (ctx) => {

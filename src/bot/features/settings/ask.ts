@@ -1,6 +1,7 @@
 import { type Conversation, createConversation } from '@grammyjs/conversations'
 import { Composer, type Context, InlineKeyboard } from 'grammy'
-import { type TariffConfig, tariffSchema } from '../../../config/schema'
+import { plan as planSchema } from '../../../config/plan.schema'
+import { type PlanConfig, type TariffConfig, tariffSchema } from '../../../config/schema'
 import { type EditOutcome, editDesk } from '../../../settings/edit'
 import { currentValue, editFor, fieldOf, parseAnswer, type Target } from '../../../settings/fields'
 import { readDesk, SettingsInvalid } from '../../../settings/settings'
@@ -47,7 +48,12 @@ async function editField(conversation: Conv, ctx: Context, target: Target, versi
     const s = await readDesk(o.deps.db, o.desk.botId)
     const now = s && currentValue(target, s.doc, o.lang)
     return {
-      ask: o.t(`st-ask-${fieldOf(target)}`, { current: now ?? '—' }),
+      ask: o.t(
+        target.kind === 'plan' && target.field === 'refundPolicy'
+          ? 'st-ask-planRefundPolicy'
+          : `st-ask-${fieldOf(target)}`,
+        { current: now ?? '—' },
+      ),
       cancel: o.t('st-btn-cancel'),
       cancelled: o.t('st-cancelled'),
     }
@@ -77,12 +83,14 @@ async function editField(conversation: Conv, ctx: Context, target: Target, versi
   }
 }
 
-type Step = 'code' | 'title' | 'priceStars' | 'windowHours' | 'appeals' | 'slaBusinessHours'
+type Step = 'code' | 'title' | 'priceStars' | 'windowHours' | 'appeals' | 'slaBusinessHours' | 'questions'
 const STEPS: Step[] = ['code', 'title', 'priceStars', 'windowHours', 'appeals', 'slaBusinessHours']
+const PLAN_STEPS: Step[] = ['code', 'title', 'priceStars', 'questions', 'slaBusinessHours']
 
 function readStep(
   step: Step,
   text: string,
+  shape: Record<string, unknown> = tariffSchema.shape,
 ): { ok: true; value: string | number } | { ok: false; reason: string } {
   const s = text.trim()
   if (step === 'title')
@@ -95,25 +103,34 @@ function readStep(
     if (!/^\d+(\.\d+)?$/.test(n)) return { ok: false, reason: 'expected a number' }
     value = Number(n)
   }
-  const r = (tariffSchema.shape[step] as { safeParse(v: unknown): any }).safeParse(value)
+  const r = (shape[step] as { safeParse(v: unknown): any }).safeParse(value)
   return r.success ? { ok: true, value } : { ok: false, reason: r.error.issues[0]?.message ?? 'invalid' }
 }
 
-async function newTariff(conversation: Conv, ctx: Context, version: number): Promise<void> {
+/** Asks each step in turn (a refused answer names its field and asks again); undefined when cancelled. */
+async function askSteps(
+  conversation: Conv,
+  ctx: Context,
+  kind: 'tariff' | 'plan',
+): Promise<Partial<Record<Step, string | number>> | undefined> {
   const kb = new InlineKeyboard().text(await say(conversation, 'st-btn-cancel'), CANCEL)
   const got: Partial<Record<Step, string | number>> = {}
-  for (const step of STEPS) {
-    await ctx.reply(await say(conversation, `st-new-${step}`), { reply_markup: kb })
+  const shape = kind === 'tariff' ? tariffSchema.shape : planSchema.shape
+  for (const step of kind === 'tariff' ? STEPS : PLAN_STEPS) {
+    await ctx.reply(await say(conversation, kind === 'tariff' ? `st-new-${step}` : `st-newplan-${step}`), {
+      reply_markup: kb,
+    })
     for (;;) {
       const text = await answer(conversation)
       if (text === null) {
         await ctx.reply(await say(conversation, 'st-cancelled'))
-        return
+        return undefined
       }
       const r = await conversation.external(async (o: BotContext) => {
-        const v = readStep(step, text)
+        const v = readStep(step, text, shape)
         if (!v.ok) return { ok: false as const, text: refusalText(o, { field: step, reason: v.reason }) }
-        if (step === 'code' && o.desk.tariffs.some((x) => x.code === v.value))
+        const taken = kind === 'tariff' ? o.desk.tariffs : o.desk.plans
+        if (step === 'code' && taken.some((x) => x.code === v.value))
           return { ok: false as const, text: refusalText(o, { field: 'code', reason: 'already used' }) }
         return { ok: true as const, value: v.value }
       })
@@ -124,6 +141,12 @@ async function newTariff(conversation: Conv, ctx: Context, version: number): Pro
       await ctx.reply(r.text, { reply_markup: kb })
     }
   }
+  return got
+}
+
+async function newTariff(conversation: Conv, ctx: Context, version: number): Promise<void> {
+  const got = await askSteps(conversation, ctx, 'tariff')
+  if (!got) return
   const modes = new InlineKeyboard()
     .text(await say(conversation, 'st-mode-immediate'), 'st:sm:immediate')
     .text(await say(conversation, 'st-mode-on_request'), 'st:sm:on_request')
@@ -166,5 +189,41 @@ async function newTariff(conversation: Conv, ctx: Context, version: number): Pro
   await ctx.reply(text)
 }
 
+/**
+ * A new plan step by step: code, title, price per 30 days, questions per period, answer time. Its terms start as
+ * the desk's terms text under a version of its own (edited later like any terms); the rest takes the schema's
+ * defaults (attachments and transcripts included, no carry-over, refunds keep what was used).
+ */
+async function newPlan(conversation: Conv, ctx: Context, version: number): Promise<void> {
+  const got = await askSteps(conversation, ctx, 'plan')
+  if (!got) return
+  const text = await conversation.external(async (o: BotContext) => {
+    const name = String(got.title)
+    const titled = { [o.desk.defaultLanguage]: name, [o.lang]: name }
+    const out = await editDesk(o.deps.db, o.desk.botId, o.from!.id, version, (doc) => {
+      if (doc.plans.some((x) => x.code === got.code))
+        throw new SettingsInvalid([{ path: 'code', message: 'already used' }])
+      const plan: PlanConfig = planSchema.parse({
+        code: got.code,
+        title: titled,
+        description: titled,
+        priceStars: got.priceStars,
+        questions: got.questions,
+        slaBusinessHours: got.slaBusinessHours,
+        terms: { version: `${got.code}-${version}`, text: doc.terms.text },
+      })
+      doc.plans.push(plan)
+    })
+    return outcomeText(
+      o,
+      out,
+      { kind: 'plan', code: String(got.code), field: 'priceStars' },
+      'st-plan-created',
+    )
+  })
+  await ctx.reply(text)
+}
+
 askFeature.use(createConversation(editField, { id: 'st-edit', maxMillisecondsToWait: WAIT_MS }))
 askFeature.use(createConversation(newTariff, { id: 'st-new-tariff', maxMillisecondsToWait: WAIT_MS }))
+askFeature.use(createConversation(newPlan, { id: 'st-new-plan', maxMillisecondsToWait: WAIT_MS }))

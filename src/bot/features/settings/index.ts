@@ -1,11 +1,13 @@
 import { Composer } from 'grammy'
 import type { Language } from '../../../config/schema'
-import { type Edit, editDesk, isDeskAdmin } from '../../../settings/edit'
+import { type Edit, editDesk, type GuardedOutcome, isDeskAdmin } from '../../../settings/edit'
 import type { Target, Weekday } from '../../../settings/fields'
+import { deletePlan, unbindGroup } from '../../../settings/removals'
 import { type DeskSettings, readDesk } from '../../../settings/settings'
 import { OFFERED_ZONES } from '../../../time/client-time'
 import type { BotContext } from '../../context'
 import { askFeature } from './ask'
+import { expertsView, groupsView, unbindConfirmView } from './desk-views'
 import { outcomeText } from './say'
 import {
   deleteConfirmView,
@@ -23,8 +25,9 @@ import {
 
 /**
  * /settings (issue 24, part 5): the owner and admins edit the desk in their private chat with the bot: tariffs
- * (create, edit price/title/questions/window, pause, delete), plans (price, title, questions), hours (weekdays,
- * zone, holidays, extra working days), terms and privacy texts. Plain inline keyboards (the menu plugin is not
+ * (create, edit price/title/questions/window/answer time/capacity/slots/breach and refund policies/top-ups, pause,
+ * delete), plans (create, price, title, questions, answer time, refund policy, pause, delete), hours (weekdays,
+ * zone, holidays, extra working days), terms and privacy texts, staff groups (unbind), experts' days off, anti-flood. Plain inline keyboards (the menu plugin is not
  * installed); typed input in ./ask.ts. Every screen is read from the settings row, every button checks the presser
  * is owner/admin of the desk at press time, and every write (src/settings/edit.ts) is made with the version the
  * button was drawn with and checks the right again inside its transaction.
@@ -87,10 +90,13 @@ function on(re: RegExp, h: Handler): void {
 async function write(
   ctx: BotContext,
   version: number,
-  edit: Edit,
+  edit: Edit | (() => Promise<GuardedOutcome>),
   redraw: (s: DeskSettings) => View | undefined,
 ) {
-  const out = await editDesk(ctx.deps.db, ctx.desk.botId, ctx.from!.id, version, edit)
+  const out =
+    edit.length === 0
+      ? await (edit as () => Promise<GuardedOutcome>)()
+      : await editDesk(ctx.deps.db, ctx.desk.botId, ctx.from!.id, version, edit as Edit)
   const alert = out.status !== 'done'
   await ctx.answerCallbackQuery({ text: outcomeText(ctx, out, undefined, 'st-done'), show_alert: alert })
   const now = out.status === 'done' || out.status === 'conflict' ? out.settings : await allowed(ctx)
@@ -142,8 +148,25 @@ on(new RegExp(`^st:tD:${CODE}:${V}$`), (ctx, _s, m) =>
     (s) => tariffListView(tOf(ctx), s, lang(ctx)),
   ),
 )
-on(new RegExp(`^st:te:${CODE}:(priceStars|title|appeals|windowHours):${V}$`), (ctx, _s, m) =>
-  enter(ctx, 'st-edit', { kind: 'tariff', code: m[1]!, field: m[2] } as Target, Number(m[3])),
+/** A tariff's field as its button names it (short names keep the callback data under 64 bytes). */
+const SHORT: Record<string, string> = {
+  sla: 'slaBusinessHours',
+  cap: 'dailyCapacity',
+  slotCap: 'slotCapacity',
+  breach: 'breachPolicy',
+  refund: 'refundPolicy',
+}
+on(
+  new RegExp(
+    `^st:te:${CODE}:(priceStars|title|appeals|windowHours|sla|cap|slotCap|slots|breach|refund|topUps):${V}$`,
+  ),
+  (ctx, _s, m) =>
+    enter(
+      ctx,
+      'st-edit',
+      { kind: 'tariff', code: m[1]!, field: SHORT[m[2]!] ?? m[2] } as Target,
+      Number(m[3]),
+    ),
 )
 on(new RegExp(`^st:tn:${V}$`), (ctx, _s, m) => enter(ctx, 'st-new-tariff', Number(m[1])))
 
@@ -164,9 +187,59 @@ on(new RegExp(`^st:pp:${CODE}:${V}:([01])$`), (ctx, _s, m) =>
     (s) => planView(tOf(ctx), s, m[1]!, lang(ctx)),
   ),
 )
-on(new RegExp(`^st:pe:${CODE}:(priceStars|title|questions):${V}$`), (ctx, _s, m) =>
-  enter(ctx, 'st-edit', { kind: 'plan', code: m[1]!, field: m[2] } as Target, Number(m[3])),
+on(new RegExp(`^st:pe:${CODE}:(priceStars|title|questions|sla|refund):${V}$`), (ctx, _s, m) =>
+  enter(ctx, 'st-edit', { kind: 'plan', code: m[1]!, field: SHORT[m[2]!] ?? m[2] } as Target, Number(m[3])),
 )
+on(new RegExp(`^st:pn:${V}$`), (ctx, _s, m) => enter(ctx, 'st-new-plan', Number(m[1])))
+on(new RegExp(`^st:pd:${CODE}:${V}$`), async (ctx, s, m) => {
+  await ctx.answerCallbackQuery()
+  await show(ctx, deleteConfirmView(tOf(ctx), s, m[1]!, lang(ctx), 'p'))
+})
+// A plan with live subscribers is not deleted (src/settings/removals.ts): the refusal says how many, and Pause
+// is the way to stop selling it while current subscriptions run.
+on(new RegExp(`^st:pD:${CODE}:${V}$`), (ctx, _s, m) =>
+  write(
+    ctx,
+    Number(m[2]),
+    () => deletePlan(ctx.deps.db, ctx.desk.botId, ctx.from!.id, Number(m[2]), m[1]!),
+    (s) => planListView(tOf(ctx), s, lang(ctx)),
+  ),
+)
+
+on(/^st:af$/, (ctx, s) => enter(ctx, 'st-edit', { kind: 'antiFlood' } as Target, s.version))
+screen(/^st:ed$/, (ctx, s) => expertsView(tOf(ctx), s))
+on(new RegExp(`^st:eo:(\\d{1,15}):${V}$`), (ctx, _s, m) =>
+  enter(ctx, 'st-edit', { kind: 'daysOff', userId: Number(m[1]) } as Target, Number(m[2])),
+)
+
+/** The titles the bot last saw of the desk's groups. */
+async function groupTitles(ctx: BotContext): Promise<Map<number, string>> {
+  const rows = await ctx.deps.db
+    .selectFrom('staff_group_state')
+    .select(['chat_id', 'title'])
+    .where('bot_id', '=', ctx.desk.botId)
+    .execute()
+  return new Map(rows.map((r) => [r.chat_id, r.title]))
+}
+on(/^st:g$/, async (ctx, s) => {
+  await ctx.answerCallbackQuery()
+  await show(ctx, groupsView(tOf(ctx), s, await groupTitles(ctx)))
+})
+on(new RegExp(`^st:gu:(-?\\d{1,20}):${V}$`), async (ctx, s, m) => {
+  await ctx.answerCallbackQuery()
+  const id = Number(m[1])
+  await show(ctx, unbindConfirmView(tOf(ctx), s, id, (await groupTitles(ctx)).get(id) ?? String(id)))
+})
+// Refused while live consultations are routed to the group (src/settings/removals.ts), with their number.
+on(new RegExp(`^st:gU:(-?\\d{1,20}):${V}$`), async (ctx, _s, m) => {
+  const titles = await groupTitles(ctx)
+  await write(
+    ctx,
+    Number(m[2]),
+    () => unbindGroup(ctx.deps.db, ctx.desk.botId, ctx.from!.id, Number(m[2]), Number(m[1])),
+    (s) => groupsView(tOf(ctx), s, titles),
+  )
+})
 
 screen(/^st:h$/, (ctx, s) => hoursView(tOf(ctx), s))
 on(new RegExp(`^st:hw:(mon|tue|wed|thu|fri|sat|sun):${V}$`), (ctx, _s, m) =>

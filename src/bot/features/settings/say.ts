@@ -1,4 +1,4 @@
-import type { EditOutcome } from '../../../settings/edit'
+import type { GuardedOutcome } from '../../../settings/edit'
 import { currentValue, fieldOf, issueField, type Refusal, type Target } from '../../../settings/fields'
 import type { BotContext } from '../../context'
 
@@ -23,6 +23,15 @@ const NAMED = new Set([
   'terms',
   'text',
   'privacy',
+  'dailyCapacity',
+  'slotCapacity',
+  'slots',
+  'breachPolicy',
+  'refundPolicy',
+  'topUps',
+  'antiFlood',
+  'perMinute',
+  'daysOff',
 ])
 
 export function fieldName(ctx: BotContext, field: string): string {
@@ -35,7 +44,7 @@ export function refusalText(ctx: BotContext, r: Refusal): string {
 
 export function outcomeText(
   ctx: BotContext,
-  out: EditOutcome,
+  out: GuardedOutcome,
   target?: Target,
   doneKey = 'st-saved',
 ): string {
@@ -60,5 +69,7 @@ export function outcomeText(
       return ctx.t('st-refused')
     case 'gone':
       return ctx.t('st-gone')
+    case 'refused':
+      return ctx.t(out.key, out.params)
   }
 }

@@ -10,6 +10,8 @@ import { OFFERED_ZONES } from '../../../time/client-time'
  * st:home | st:tl | st:t:<code> | st:tp:<code>:<v>:<0|1> | st:td:<code>:<v> | st:tD:<code>:<v> | st:te:<code>:<f>:<v>
  * | st:tn:<v> | st:pl | st:p:<code> | st:pe:<code>:<f>:<v> | st:pp:<code>:<v>:<0|1> | st:h | st:hw:<day>:<v> | st:hz | st:hZ:<i>:<v>
  * | st:hh:<v> | st:hx:<date>:<v> | st:he:<v> | st:hX:<date>:<v> | st:x | st:xe:<terms|privacy>:<lang>:<v> | st:cancel
+ * | st:pn:<v> | st:pd:<code>:<v> | st:pD:<code>:<v> | st:af | st:ed | st:eo:<user>:<v> | st:g | st:gu:<chat>:<v>
+ * | st:gU:<chat>:<v> (./desk-views.ts). A tariff's <f> is a field or a short name: sla, cap, slotCap, breach, refund.
  */
 export type T = (key: string, params?: Record<string, string | number>) => string
 export interface View {
@@ -28,7 +30,12 @@ export function homeView(t: T): View {
       .text(t('st-btn-plans'), 'st:pl')
       .row()
       .text(t('st-btn-hours'), 'st:h')
-      .text(t('st-btn-texts'), 'st:x'),
+      .text(t('st-btn-texts'), 'st:x')
+      .row()
+      .text(t('st-btn-groups'), 'st:g')
+      .text(t('st-btn-experts'), 'st:ed')
+      .row()
+      .text(t('st-btn-antiflood'), 'st:af'),
   }
 }
 
@@ -60,32 +67,69 @@ export function tariffView(t: T, s: DeskSettings, code: string, lang: Language):
     .text(t('st-btn-questions'), `st:te:${code}:appeals:${v}`)
     .text(t('st-btn-window'), `st:te:${code}:windowHours:${v}`)
     .row()
+    .text(t('st-btn-sla'), `st:te:${code}:sla:${v}`)
+    .text(t('st-btn-capacity'), `st:te:${code}:cap:${v}`)
+    .row()
+  if (x.startMode === 'scheduled')
+    kb.text(t('st-btn-slots'), `st:te:${code}:slots:${v}`)
+      .text(t('st-btn-slot-capacity'), `st:te:${code}:slotCap:${v}`)
+      .row()
+  kb.text(t('st-btn-breach'), `st:te:${code}:breach:${v}`)
+    .text(t('st-btn-refund'), `st:te:${code}:refund:${v}`)
+    .row()
+    .text(t('st-btn-topups'), `st:te:${code}:topUps:${v}`)
+    .row()
     .text(t(x.paused ? 'st-btn-resume' : 'st-btn-pause'), `st:tp:${code}:${v}:${x.paused ? 0 : 1}`)
     .text(t('st-btn-delete'), `st:td:${code}:${v}`)
     .row()
     .text(t('st-btn-back'), 'st:tl')
+  const b = x.breachPolicy
   return {
-    text: t('st-tariff', {
-      title: title(x, s, lang),
-      state: t(x.paused ? 'st-state-paused' : 'st-state-on-sale'),
-      price: x.priceStars,
-      hours: x.windowHours,
-      questions: x.appeals,
-      sla: x.slaBusinessHours,
-      mode: t(`st-mode-${x.startMode}`),
-    }),
+    text: [
+      t('st-tariff', {
+        title: title(x, s, lang),
+        state: t(x.paused ? 'st-state-paused' : 'st-state-on-sale'),
+        price: x.priceStars,
+        hours: x.windowHours,
+        questions: x.appeals,
+        sla: x.slaBusinessHours,
+        mode: t(`st-mode-${x.startMode}`),
+      }),
+      t('st-tariff-more', {
+        capacity: x.dailyCapacity,
+        breach: t(`st-breach-${b.kind}`, { hours: b.kind === 'extend_window' ? b.hours : 0 }),
+        refund: t(`st-refund-${x.refundPolicy}`),
+        topUps:
+          x.topUps
+            .map((u) =>
+              u.kind === 'questions'
+                ? t('st-topup-questions', { n: u.questions, price: u.priceStars })
+                : t('st-topup-hours', { n: u.hours, price: u.priceStars }),
+            )
+            .join(', ') || '—',
+      }),
+      ...(x.startMode === 'scheduled'
+        ? [t('st-tariff-slots', { slots: x.slots.join(', ') || '—', per: x.slotCapacity })]
+        : []),
+    ].join('\n'),
     kb,
   }
 }
 
-export function deleteConfirmView(t: T, s: DeskSettings, code: string, lang: Language): View | undefined {
-  const x = s.doc.tariffs.find((y) => y.code === code)
+export function deleteConfirmView(
+  t: T,
+  s: DeskSettings,
+  code: string,
+  lang: Language,
+  kind: 't' | 'p' = 't',
+): View | undefined {
+  const x = (kind === 't' ? s.doc.tariffs : s.doc.plans).find((y) => y.code === code)
   if (!x) return undefined
   return {
-    text: t('st-delete-confirm', { title: title(x, s, lang) }),
+    text: t(kind === 't' ? 'st-delete-confirm' : 'st-plan-delete-confirm', { title: title(x, s, lang) }),
     kb: new InlineKeyboard()
-      .text(t('st-btn-delete-yes'), `st:tD:${code}:${s.version}`)
-      .text(t('st-btn-back'), `st:t:${code}`),
+      .text(t('st-btn-delete-yes'), `st:${kind}D:${code}:${s.version}`)
+      .text(t('st-btn-back'), `st:${kind}:${code}`),
   }
 }
 
@@ -99,7 +143,7 @@ export function planListView(t: T, s: DeskSettings, lang: Language): View {
       }),
       `st:p:${p.code}`,
     ).row()
-  kb.text(t('st-btn-back'), 'st:home')
+  kb.text(t('st-btn-new-plan'), `st:pn:${s.version}`).row().text(t('st-btn-back'), 'st:home')
   return { text: t('st-plans', { count: s.doc.plans.length }), kb }
 }
 
@@ -108,19 +152,26 @@ export function planView(t: T, s: DeskSettings, code: string, lang: Language): V
   if (!p) return undefined
   const v = s.version
   return {
-    text: t('st-plan', {
-      title: title(p, s, lang),
-      state: t(p.paused ? 'st-plan-state-paused' : 'st-state-on-sale'),
-      price: p.priceStars,
-      questions: p.questions,
-    }),
+    text: [
+      t('st-plan', {
+        title: title(p, s, lang),
+        state: t(p.paused ? 'st-plan-state-paused' : 'st-state-on-sale'),
+        price: p.priceStars,
+        questions: p.questions,
+      }),
+      t('st-plan-more', { sla: p.slaBusinessHours, refund: t(`st-plan-refund-${p.refundPolicy}`) }),
+    ].join('\n'),
     kb: new InlineKeyboard()
       .text(t('st-btn-price'), `st:pe:${code}:priceStars:${v}`)
       .text(t('st-btn-title'), `st:pe:${code}:title:${v}`)
       .row()
       .text(t('st-btn-questions'), `st:pe:${code}:questions:${v}`)
       .row()
+      .text(t('st-btn-sla'), `st:pe:${code}:sla:${v}`)
+      .text(t('st-btn-refund'), `st:pe:${code}:refund:${v}`)
+      .row()
       .text(t(p.paused ? 'st-btn-resume' : 'st-btn-pause'), `st:pp:${code}:${v}:${p.paused ? 0 : 1}`)
+      .text(t('st-btn-delete'), `st:pd:${code}:${v}`)
       .row()
       .text(t('st-btn-back'), 'st:pl'),
   }

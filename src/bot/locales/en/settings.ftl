@@ -50,7 +50,7 @@ st-btn-delete-yes = Yes, delete
 st-delete-confirm = Delete “{ $title }”? It will no longer be sold and unpaid invoices for it will be refused. Paid orders keep what they were sold.
 
 st-plans = { $count ->
-        [0] No plans. Plans are added in the configuration file for now.
+        [0] No plans yet.
         [one] One plan. A new price applies to new subscriptions only; current subscribers keep theirs.
        *[other] { $count } plans. A new price applies to new subscriptions only; current subscribers keep theirs.
     }
