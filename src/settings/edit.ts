@@ -1,3 +1,4 @@
+import { isDeskAdmin } from '../config/access'
 import type { DeskConfig } from '../config/schema'
 import type { Db } from '../db/database'
 import {
@@ -34,9 +35,7 @@ export type Edit = (doc: DeskConfig) => void | 'gone'
 class Forbidden extends Error {}
 class Gone extends Error {}
 
-export function isDeskAdmin(doc: Pick<DeskConfig, 'staff'>, userId: number): boolean {
-  return doc.staff.owner === userId || doc.staff.admins.includes(userId)
-}
+export { isDeskAdmin }
 
 export async function editDesk(
   db: Db,
