@@ -1,5 +1,5 @@
 import { sql } from 'kysely'
-import type { DeskRuntime } from '../config/load'
+import { type DeskRuntime, pick } from '../config/load'
 import type { Trx } from '../db/database'
 import type { Deps } from '../deps'
 import type { Outbox } from '../jobs/jobs'
@@ -109,9 +109,7 @@ export async function placeFreed(
     key: 'waitlist-place-free',
     params: {
       at: formatInstant(first.slot_start, zone, first.lang),
-      title: title
-        ? (title[first.lang as 'en' | 'ru'] ?? title[desk.defaultLanguage] ?? '')
-        : first.tariff_code,
+      title: title ? pick(title, first.lang, desk.defaultLanguage) : first.tariff_code,
     },
     dedupeKey: `waitlist:${first.id}:notified`,
   })
