@@ -1,4 +1,5 @@
 import { commandsQueue, handleCommandsJob } from './bot/commands'
+import { clientTopicQueue, handleClientTopic } from './consultations/client-topic'
 import {
   closingSoonQueue,
   consultationActivatedQueue,
@@ -19,8 +20,10 @@ import {
   handleDisputeTopic,
 } from './disputes/disputes.jobs'
 import { draftRunQueue } from './drafting/drafting.jobs'
+import { requestHandoffSummary } from './drafting/handoff'
 import { runDraft } from './drafting/run'
 import { handleOwnerAlert, ownerAlertQueue } from './experts/alerts'
+import { handoffSummaryQueue } from './experts/handoff.jobs'
 import type { JobHandler } from './jobs/jobs'
 import type { QueueDef } from './jobs/queue'
 import { retentionQueue, startRetention } from './jobs/retention'
@@ -37,8 +40,14 @@ import { sweepLifecycle } from './lifecycle/sweep'
 import { runTranscript } from './lifecycle/transcript'
 import { runClosingSoon, runTopicClose, runWindowClose } from './lifecycle/window.service'
 import { metrics } from './metrics'
-import { ordersSweepQueue, scheduledStartQueue, startReminderQueue } from './orders/orders.jobs'
+import {
+  ordersSweepQueue,
+  scheduledStartQueue,
+  startReminderQueue,
+  waitlistHoldQueue,
+} from './orders/orders.jobs'
 import { sweepOrders } from './orders/orders.service'
+import { runWaitlistHoldEnd } from './orders/waitlist'
 import { RECONCILE_CRON, reconcileQueue, runReconciliation } from './payments/reconciliation'
 import { runExport } from './privacy/export'
 import { runForgetTopic } from './privacy/forget'
@@ -58,6 +67,7 @@ import {
 } from './subscriptions/subscriptions.jobs'
 import { jobSendContext, withSendContext } from './telegram/budget'
 import { handleNotify, notifyGroupQueue, notifyPaymentQueue, notifyQueue } from './telegram/notify'
+import { DEAD_LETTER_WATCH_CRON, deadLetterWatchQueue, runDeadLetterWatch } from './telegram/private-alerts'
 
 /**
  * The wiring of the outbox: every queue of the app and the handler that works it. Queues are declared by the floor
@@ -71,11 +81,13 @@ export const QUEUES: readonly QueueDef<any>[] = [
   notifyGroupQueue,
   notifyPaymentQueue,
   consultationActivatedQueue,
+  clientTopicQueue,
   ledgerSweepQueue,
   // orders, payments and disputes
   scheduledStartQueue,
   startReminderQueue,
   ordersSweepQueue,
+  waitlistHoldQueue,
   reconcileQueue,
   disputeTopicQueue,
   disputeNoteQueue,
@@ -87,6 +99,8 @@ export const QUEUES: readonly QueueDef<any>[] = [
   deskSweepQueue,
   // drafting
   draftRunQueue,
+  // a hand-over's summary for the new owner (declared by experts, worked by drafting)
+  handoffSummaryQueue,
   // experts: the owner's private alerts
   ownerAlertQueue,
   // SLA and window lifecycle
@@ -100,8 +114,9 @@ export const QUEUES: readonly QueueDef<any>[] = [
   // data rights (/mydata, /forget)
   exportQueue,
   forgetTopicQueue,
-  // operations: retention of the tables that only grow
+  // operations: retention of the tables that only grow; dead letters told to the admins
   retentionQueue,
+  deadLetterWatchQueue,
   // subscriptions (issue 12)
   editSubscriptionQueue,
   subscriptionLapseQueue,
@@ -134,6 +149,7 @@ export async function startWorkers(deps: Deps): Promise<void> {
 
   // The desk: the two lanes, the activation job (topic and card right away) and the lane sweeper.
   await jobs.work(consultationActivatedQueue, ({ consultationId }) => openTopic(deps, consultationId))
+  await jobs.work(clientTopicQueue, ({ consultationId }) => handleClientTopic(deps, consultationId))
   await jobs.work(deskInQueue, ({ consultationId }) => runLane(deps, consultationId, 'in'))
   await jobs.work(deskOutQueue, ({ consultationId }) => runLane(deps, consultationId, 'out'))
   await jobs.work(deskSweepQueue, () => sweepLanes(deps))
@@ -143,6 +159,7 @@ export async function startWorkers(deps: Deps): Promise<void> {
   await jobs.work(scheduledStartQueue, (d) => runScheduledStart(deps, d))
   await jobs.work(startReminderQueue, (d) => runStartReminder(deps, d))
   await jobs.work(ordersSweepQueue, () => sweepOrders(deps))
+  await jobs.work(waitlistHoldQueue, (d) => runWaitlistHoldEnd(deps, d))
   await jobs.work(reconcileQueue, (d) => runReconciliation(deps, d))
   await jobs.work(disputeTopicQueue, (d) => handleDisputeTopic(deps, d))
   await jobs.work(disputeNoteQueue, (d) => handleDisputeNote(deps, d))
@@ -157,6 +174,9 @@ export async function startWorkers(deps: Deps): Promise<void> {
 
   // Drafting: one provider call per admitted draft.
   await jobs.work(draftRunQueue, ({ draftId }) => runDraft(deps, draftId))
+  await jobs.work(handoffSummaryQueue, async (j) => {
+    await requestHandoffSummary(deps, j)
+  })
 
   await startLedgerSweeper(deps.jobs, deps.ledger, { log: deps.log })
 
@@ -186,6 +206,9 @@ export async function startWorkers(deps: Deps): Promise<void> {
   await jobs.work(exportQueue, (d) => runExport(deps, d))
   await jobs.work(forgetTopicQueue, (d) => runForgetTopic(deps, d))
   await startRetention(deps.jobs, deps.db, deps.log)
+  // Operations: a job that went to the dead letters is told privately to the admins, once (issue 25).
+  await jobs.work(deadLetterWatchQueue, () => runDeadLetterWatch(deps))
+  await jobs.boss.schedule(deadLetterWatchQueue.name, DEAD_LETTER_WATCH_CRON, {}, { tz: 'UTC' })
   // Subscriptions: Telegram told of a cancelled/resumed renewal; the lapse at period end + grace.
   await jobs.work(editSubscriptionQueue, (d) => runEditSubscription(deps, d))
   await jobs.work(subscriptionLapseQueue, (d) => runLapse(deps, d))

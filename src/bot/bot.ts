@@ -7,6 +7,7 @@ import { installTransformers } from '../telegram/api'
 import type { BotContext } from './context'
 import { conversationStorage } from './conversation-storage'
 import { adminPaymentsFeature } from './features/admin-payments'
+import { adminToolsFeature } from './features/admin-tools'
 import { changeStartFeature } from './features/change-start'
 import { dashboardFeature } from './features/dashboard'
 import { deskFeature } from './features/desk'
@@ -21,6 +22,7 @@ import { ratingFeature } from './features/rating'
 import { reportFeature } from './features/report'
 import { settingsFeature } from './features/settings'
 import { setupFeature } from './features/setup'
+import { severalFeature } from './features/several'
 import { staffFeature } from './features/staff'
 import { startFeature } from './features/start'
 import { statusFeature } from './features/status'
@@ -61,6 +63,7 @@ function features(): Composer<BotContext>[] {
     startFeature,
     tariffsFeature,
     statusFeature,
+    severalFeature,
     transcriptFeature,
     subscriptionsFeature,
     termsFeature,
@@ -72,6 +75,8 @@ function features(): Composer<BotContext>[] {
     mineFeature,
     expertsFeature,
     staffFeature,
+    // After the staff feature (a consultation topic's own /ban), before the desk (a command nobody took).
+    adminToolsFeature,
     deskFeature,
     // Last: answers what nobody took (a callback whose data matches nothing).
     fallbackFeature,

@@ -45,6 +45,8 @@ export const COMMANDS: readonly Declared[] = [
   client('tariffs'),
   client('plan', (d) => (d.plans?.length ?? 0) > 0),
   client('status'),
+  client('waitlist'),
+  client('switch'),
   client('transcript'),
   client('timezone'),
   client('help'),

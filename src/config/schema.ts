@@ -146,6 +146,11 @@ export const deskSchema = z
     internalNotePrefix: z.string().min(1).default('//'),
     /** Minutes a pre-checkout capacity hold lasts before the slot is freed. */
     holdMinutes: z.number().int().positive().default(30),
+    /**
+     * Minutes a place freed on a full start stays reserved for the first client on its waitlist
+     * (src/orders/waitlist.ts); unbought by then, it passes to the next in line.
+     */
+    waitlistHoldMinutes: z.number().int().positive().max(10_080).default(120),
     /** Reminders (src/lifecycle): to the experts before an appeal's due time, to the client before the window ends. */
     reminders: z
       .strictObject({

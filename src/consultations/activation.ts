@@ -18,6 +18,7 @@ import { isOpen, nextOpening } from '../time/business-time'
 import { windowParams } from '../time/client-time'
 import { formatInstant } from '../time/format'
 import { deskSchedule } from '../time/schedule'
+import { clientTopicQueue } from './client-topic'
 import { consultationActivatedQueue, scheduleWindowJobs } from './consultations.jobs'
 
 /**
@@ -93,6 +94,8 @@ export async function activateConsultation(
   await assignAtActivation(trx, outbox, desk, { id: c.id, tariffCode: order.tariff_code, title: order.title })
 
   await outbox.send(consultationActivatedQueue, { consultationId: c.id })
+  // Its own topic in the client's private chat, when the bot has them (issue 26, client-topic.ts).
+  await outbox.send(clientTopicQueue, { consultationId: c.id })
   await scheduleWindowJobs(outbox, desk, updated)
   const zone = await clientZone(trx, desk, order.user_id)
   // Started while the desk is closed (an immediate tariff bought outside hours): when the first answer can come.
@@ -119,6 +122,7 @@ export async function activateConsultation(
     },
     dedupeKey: `consultation:${c.id}:activated`,
     lane: 'payment',
+    consultationId: c.id,
   })
   await audit(trx, {
     botId: desk.botId,

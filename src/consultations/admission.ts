@@ -23,6 +23,7 @@ import { planRefusalText } from './plan-refusals'
 import { claimRefusalTelling, refusalTopic } from './refusal-told'
 import { type AdmissionRefusal, accessRefusal, ledgerRefusal, refusalText } from './refusals'
 import { retryConflicts } from './retry'
+import { consultationLabel, holdForChoice, labelParams } from './several'
 import { appealDueAt } from './sla'
 
 /**
@@ -57,6 +58,8 @@ export type AdmissionResult =
     }
   | { status: 'refused'; consultationId: number | null; refusal: AdmissionRefusal }
   | { status: 'duplicate' }
+  /** Several live consultations and nothing named one: kept until the client chooses (src/consultations/several.ts). */
+  | { status: 'held' }
   /** Not something a client asks with (a service message, or a type that cannot be copied). */
   | { status: 'ignored' }
 
@@ -64,6 +67,8 @@ export interface ClientMessageInput {
   message: Message
   /** The client's language as the bot speaks it (refusals and receipts are written in it). */
   lang: string
+  /** The consultation the client chose for it (a held message released, src/consultations/choice.ts). */
+  target?: number
 }
 
 /** The appeal's ledger request id: one per message, so a replayed admission replays the ledger's decision too. */
@@ -87,7 +92,7 @@ export async function admitClientMessage(
   const m = input.message
   const type = contentTypeOf(m)
   if (!type || !m.from) return { status: 'ignored' }
-  const args = admitArgs(desk, m, type)
+  const args = admitArgs(desk, m, type, input.target)
   // A plan without attachments (src/subscriptions): checked only when the config has such a plan.
   if (type !== 'text' && desk.plans?.some((p) => !p.features.attachments)) {
     const plan = await planWithoutAttachments(deps, desk, m.from.id)
@@ -175,7 +180,7 @@ function planRow(consultationId: number): AdmitRow {
   } as unknown as AdmitRow
 }
 
-function admitArgs(desk: DeskRuntime, m: Message, type: ContentType): AdmitArgs {
+function admitArgs(desk: DeskRuntime, m: Message, type: ContentType, target: number | undefined): AdmitArgs {
   return {
     botId: desk.botId,
     userId: m.from!.id,
@@ -185,6 +190,9 @@ function admitArgs(desk: DeskRuntime, m: Message, type: ContentType): AdmitArgs 
     replyTo: m.reply_to_message?.message_id ?? null,
     type,
     content: JSON.stringify(storedContent(m)),
+    // A topic of the client's private chat (Bot API 9.3+) names its consultation.
+    thread: m.chat.type === 'private' && m.message_thread_id ? m.message_thread_id : null,
+    target: target ?? null,
   }
 }
 
@@ -204,6 +212,10 @@ async function admit(
   if (a.o_outcome === 'none')
     return refuse(trx, outbox, deps, desk, m, type, lang, a, { reason: 'no_consultation', numbers: {} })
   if (a.o_outcome === 'duplicate' || a.o_outcome === 'retry') return { status: 'duplicate' }
+  if (a.o_outcome === 'choose')
+    return {
+      status: (await holdForChoice(trx, outbox, deps, desk, m, lang)) === 'held' ? 'held' : 'duplicate',
+    }
   if (a.o_outcome === 'refused') return refuse(trx, outbox, deps, desk, m, type, lang, a, accessRefusal(a))
   const c = { id: a.o_consultation_id!, bot_id: desk.botId, user_id: userId }
   const checkedAt = a.o_checked_at!
@@ -276,6 +288,9 @@ async function admit(
 
   if (opened) {
     const zone = await clientZone(trx, desk, userId)
+    // The receipt names its consultation, and a reply to it goes there (issue 26); with several live, it offers to
+    // send the next messages there too.
+    const named = await consultationLabel(trx, desk.botId, userId, c.id)
     await notify(outbox, {
       botId: desk.botId,
       chatId: userId,
@@ -287,6 +302,17 @@ async function admit(
         due: formatInstant(opened.dueAt, zone, lang),
         sla: formatHours(opened.slaMinutes, lang),
       },
+      ...(named ? { more: [{ key: 'several-receipt-for', params: labelParams(named, zone, lang) }] } : {}),
+      ...((a.o_live ?? 0) >= 2
+        ? {
+            replyMarkup: {
+              inline_keyboard: [
+                [{ text: deps.i18n.t(lang, 'several-here-button'), callback_data: `sw:${c.id}` }],
+              ],
+            },
+          }
+        : {}),
+      consultationId: c.id,
       dedupeKey: `desk:appeal:${appealId}:receipt`,
     })
     // The owner's private alert: one per question (src/experts), not one per message.

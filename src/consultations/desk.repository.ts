@@ -12,9 +12,10 @@ type Q = Db | Trx
 export interface AdmitRow {
   /**
    * none: no consultation; duplicate; refused (o_reason); accepted (stored, joins the open appeal); open (the
-   * caller finishes under the lock); retry (fast mode only: nothing done, run the full admission).
+   * caller finishes under the lock); retry (fast mode only: nothing done, run the full admission); choose (several
+   * live consultations and nothing names one: the caller holds the message and asks the client).
    */
-  o_outcome: 'none' | 'duplicate' | 'refused' | 'accepted' | 'open' | 'retry'
+  o_outcome: 'none' | 'duplicate' | 'refused' | 'accepted' | 'open' | 'retry' | 'choose'
   o_reason: 'banned' | 'refunded' | 'closed' | 'not_started' | 'window_closed' | null
   o_consultation_id: number | null
   o_item_id: number | null
@@ -33,6 +34,8 @@ export interface AdmitRow {
   o_desk_row: boolean | null
   /** accepted: true when the caller must write the lane's job (none is queued). */
   o_wake: boolean | null
+  /** The client's live consultations (window holding now): two or more and no target ends in `choose`. */
+  o_live: number | null
 }
 
 /**
@@ -53,10 +56,15 @@ export async function callAdmit(
     replyTo: number | null
     type: string
     content: string
+    /** The topic of the client's private chat it was written in (Bot API 9.3+), if any. */
+    thread: number | null
+    /** The consultation it goes to, chosen by the client (a held message released). */
+    target: number | null
   },
 ): Promise<AdmitRow> {
   const r = await sql<AdmitRow>`select * from desk_admit(${a.botId}, ${a.userId}, ${a.chatId}, ${a.messageId},
-    ${a.mediaGroupId}, ${a.replyTo}, ${a.type}, ${a.content}::jsonb, ${fast})`.execute(q)
+    ${a.mediaGroupId}, ${a.replyTo}, ${a.type}, ${a.content}::jsonb, ${fast}, ${a.thread}::bigint,
+    ${a.target}::bigint)`.execute(q)
   return r.rows[0]!
 }
 

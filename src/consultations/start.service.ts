@@ -3,11 +3,24 @@ import { clientZone } from '../clients/clients.service'
 import type { DeskRuntime } from '../config/load'
 import type { Trx } from '../db/database'
 import type { Deps } from '../deps'
-import { dayAccount, takeCapacity } from '../orders/capacity'
+import { capacityAccountId, dayAccount, freePlaces, returnPlace, takeCapacity } from '../orders/capacity'
 import { lockOrder } from '../orders/order-state'
 import { scheduledStartQueue } from '../orders/orders.jobs'
-import { dbNow, findConsultationByOrder, refundInFlight, updateOrder } from '../orders/orders.repository'
-import { accountForOrder, nextFreeStarts, scheduleStart } from '../orders/orders.service'
+import {
+  dbNow,
+  findConsultationByOrder,
+  type Order,
+  refundInFlight,
+  updateOrder,
+} from '../orders/orders.repository'
+import {
+  accountForOrder,
+  accountForSlot,
+  nextFreeStarts,
+  type StartOption,
+  scheduleStart,
+} from '../orders/orders.service'
+import { findTariff } from '../orders/tariffs'
 import { notify } from '../telegram/notify'
 import { isOpen, nextOpening } from '../time/business-time'
 import { formatInstant } from '../time/format'
@@ -25,6 +38,8 @@ export type StartRefusal =
   | 'not-waiting'
   | 'already-active'
   | 'refunded'
+  /** The client's cancel of this order is being refunded (src/payments/change-start.ts): no start meanwhile. */
+  | 'refund-in-flight'
   | 'desk-closed'
   | 'start-expired'
   | 'day-full'
@@ -53,6 +68,9 @@ export async function startOnRequest(
     if (order.state !== 'paid_waiting') return { ok: false, code: 'not-waiting' }
     if (order.needs_start_date) return { ok: false, code: 'needs-start-date' }
     if (order.start_mode !== 'on_request') return { ok: false, code: 'not-waiting' }
+    // Under the order's lock, like the cancel's refund claim: a cancel claimed first wins (the start refused while
+    // its refund is in flight; a refund that fails lets Start work again), a start first makes the cancel refuse.
+    if (await refundInFlight(trx, order.id)) return { ok: false, code: 'refund-in-flight' }
     const now = await dbNow(trx)
     const schedule = deskSchedule(desk)
     if (order.start_by && now.getTime() >= order.start_by.getTime())
@@ -97,14 +115,20 @@ export async function agreeStart(
     if (order.state === 'active' || order.state === 'closed') return { ok: false, code: 'already-active' }
     if (order.state === 'refunded') return { ok: false, code: 'refunded' }
     if (order.state !== 'paid_waiting' || !order.needs_start_date) return { ok: false, code: 'not-waiting' }
+    if (await refundInFlight(trx, order.id)) return { ok: false, code: 'refund-in-flight' }
     const now = await dbNow(trx)
     // A button names its start by instant (whole seconds). A slot is that instant; a day option is its day, started
     // as of now: a "today" button pressed an hour later starts now, not an hour ago.
     const sec = (d: Date) => Math.floor(d.getTime() / 1000)
     const dayKey =
       order.start_mode === 'scheduled' ? undefined : dayAccount(desk, order.tariff_code, 0, input.at).key
-    const options = await nextFreeStarts(trx, desk, order, now, 30)
-    const option = options.find((o) => (dayKey ? o.account.key === dayKey : sec(o.at) === sec(input.at)))
+    // An admin names the instant: any future slot of the tariff, or any instant of a day (over the day's capacity
+    // if it is full: the admin keeps the promise "an administrator will offer you a start date").
+    const option = input.asAdmin
+      ? await adminStart(trx, desk, order, input.at, now)
+      : (await nextFreeStarts(trx, desk, order, now, 30)).find((o) =>
+          dayKey ? o.account.key === dayKey : sec(o.at) === sec(input.at),
+        )
     if (!option) return { ok: false, code: 'option-gone' }
     const took = await takeCapacity(
       trx,
@@ -127,7 +151,12 @@ export async function agreeStart(
       action: 'order.start_agreed',
       subjectType: 'order',
       subjectId: order.id,
-      details: { at: option.at.toISOString(), account: option.account.key, byAdmin: input.asAdmin },
+      details: {
+        at: option.at.toISOString(),
+        account: option.account.key,
+        byAdmin: input.asAdmin,
+        ...('extraPlace' in option ? { extraPlace: option.extraPlace } : {}),
+      },
     })
     if (option.at.getTime() <= now.getTime()) {
       const r = await activateConsultation(trx, outbox, deps, {
@@ -150,6 +179,38 @@ export async function agreeStart(
     })
     return { ok: true, status: 'scheduled', startsAt: option.at }
   })
+}
+
+/**
+ * The start an admin chose: a scheduled tariff's own future slot, or for a day's place the instant itself (now if
+ * it has passed) on that working day's account. A full day or slot gets one more place for this order (a grant on
+ * its capacity account, once per order and account), so an admin's start is never refused for capacity; the audit
+ * row says so.
+ */
+async function adminStart(
+  trx: Trx,
+  desk: DeskRuntime,
+  order: Order,
+  at: Date,
+  now: Date,
+): Promise<(StartOption & { extraPlace: boolean }) | undefined> {
+  const t = findTariff(desk, order.tariff_code)
+  let option: StartOption
+  if (order.start_mode === 'scheduled') {
+    if (!t || at.getTime() <= now.getTime()) return undefined
+    const slot = t.slots.find((s) => Math.floor(Date.parse(s) / 1000) === Math.floor(at.getTime() / 1000))
+    if (!slot) return undefined
+    option = { at: new Date(Date.parse(slot)), account: accountForSlot(desk, t, new Date(Date.parse(slot))) }
+  } else {
+    const start = at.getTime() < now.getTime() ? now : at
+    option = { at: start, account: dayAccount(desk, order.tariff_code, t?.dailyCapacity ?? 0, start) }
+  }
+  await capacityAccountId(trx, desk.botId, option.account)
+  const [free] = await freePlaces(trx, desk.botId, [option.account])
+  const extraPlace = (free ?? 0) <= 0
+  if (extraPlace)
+    await returnPlace(trx, desk.botId, option.account, `admin-place:${order.id}:${option.account.key}`)
+  return { ...option, extraPlace }
 }
 
 /** While a refund of the order is in flight, the start job looks again after this many seconds. */
@@ -194,4 +255,46 @@ export async function runScheduledStart(
 
 function findConsultationByOrderOf(trx: Trx, consultationId: number) {
   return trx.selectFrom('consultation').select('order_id').where('id', '=', consultationId).executeTakeFirst()
+}
+
+export interface WaitingStart {
+  orderId: number
+  userId: number
+  title: string
+  startMode: string
+  /** The next free starts (empty: none free; an admin may still name one). */
+  options: Date[]
+}
+
+/**
+ * Paid orders that wait for a start date (a late payment whose place was gone, or a Start period that ran out), oldest
+ * first, each with its next free starts: what an admin's /startdate offers. One order when `orderId` is given.
+ */
+export async function waitingStarts(
+  deps: Deps,
+  desk: DeskRuntime,
+  opts: { orderId?: number; limit?: number } = {},
+): Promise<WaitingStart[]> {
+  let q = deps.db
+    .selectFrom('orders')
+    .selectAll()
+    .where('bot_id', '=', desk.botId)
+    .where('state', '=', 'paid_waiting')
+    .where('needs_start_date', '=', true)
+  if (opts.orderId !== undefined) q = q.where('id', '=', opts.orderId)
+  const orders = await q
+    .orderBy('id')
+    .limit(opts.limit ?? 10)
+    .execute()
+  const now = await dbNow(deps.db)
+  const out: WaitingStart[] = []
+  for (const o of orders)
+    out.push({
+      orderId: o.id,
+      userId: o.user_id,
+      title: o.title,
+      startMode: o.start_mode,
+      options: (await nextFreeStarts(deps.db, desk, o, now, 4)).map((x) => x.at),
+    })
+  return out
 }

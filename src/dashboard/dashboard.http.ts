@@ -17,6 +17,26 @@ import {
   payments,
   refund,
 } from './dashboard.service'
+import {
+  createTariff,
+  dateBody,
+  deleteTariff,
+  editField,
+  fieldBody,
+  invite,
+  inviteBody,
+  pause,
+  pauseBody,
+  readSettings,
+  removeDay,
+  SettingsAnswer,
+  setZone,
+  staffAction,
+  staffBody,
+  tariffBody,
+  versionBody,
+  zoneBody,
+} from './dashboard.settings'
 import { verifyExport } from './export-token'
 
 /**
@@ -27,6 +47,11 @@ import { verifyExport } from './export-token'
  *   GET  api/consultations?state&tariff&expert&from&to&q&before      GET api/consultations/<id>
  *   GET  api/payments?status&from&to&before                          POST api/payments/<id>/refund {confirmCharge, topUps?}
  *   POST api/export {kind, days | from, to}  -> a signed link         GET  export/<kind>.csv?t=<token>
+ *   GET  api/settings (owner, admins; src/dashboard/dashboard.settings.ts), and with {version, ...}:
+ *   POST api/settings/field {target, value}   POST api/settings/tariffs {code, title, ...}
+ *   POST api/settings/(tariffs|plans)/<code>/pause {paused}   POST api/settings/tariffs/<code>/delete
+ *   POST api/settings/zone {zone}   POST api/settings/(holidays|extra)/remove {date}
+ *   POST api/settings/staff/<id> {action}   POST api/settings/invites {role, uses} (no version)
  *
  * Every api/ request carries `Authorization: tma <initData>`; anything that does not pass (src/dashboard/access.ts)
  * gets 401 or 403 and a body that names only the status. Handlers parse, call one service function, answer JSON.
@@ -36,7 +61,8 @@ export type ExtraRoute = (req: IncomingMessage, res: ServerResponse, pathname: s
 
 const DESK_PATH = /^\/dashboard\/([a-z0-9-]{1,32})(\/.*)?$/
 const ASSET = /^\/([a-z0-9-]+\.(?:js|css|map))$/
-const MAX_BODY = 4096
+/** A terms or privacy text of 4000 characters, in Cyrillic, as JSON. */
+const MAX_BODY = 16_384
 
 const CONTENT_TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
@@ -165,6 +191,50 @@ export function dashboardRoutes(deps: Deps): ExtraRoute {
         return refund(deps, v, Number(m[1]), b.confirmCharge, b.topUps)
       },
     },
+    { method: 'GET', path: /^settings$/, run: (v) => readSettings(deps, v) },
+    {
+      method: 'POST',
+      path: /^settings\/field$/,
+      run: async (v, _m, _u, req) => editField(deps, v, fieldBody.parse(await readJson(req))),
+    },
+    {
+      method: 'POST',
+      path: /^settings\/tariffs$/,
+      run: async (v, _m, _u, req) => createTariff(deps, v, tariffBody.parse(await readJson(req))),
+    },
+    {
+      method: 'POST',
+      path: /^settings\/(tariffs|plans)\/([a-z0-9][a-z0-9_-]{0,31})\/pause$/,
+      run: async (v, m, _u, req) =>
+        pause(deps, v, m[1] as 'tariffs' | 'plans', m[2]!, pauseBody.parse(await readJson(req))),
+    },
+    {
+      method: 'POST',
+      path: /^settings\/tariffs\/([a-z0-9][a-z0-9_-]{0,31})\/delete$/,
+      run: async (v, m, _u, req) =>
+        deleteTariff(deps, v, m[1]!, versionBody.parse(await readJson(req)).version),
+    },
+    {
+      method: 'POST',
+      path: /^settings\/zone$/,
+      run: async (v, _m, _u, req) => setZone(deps, v, zoneBody.parse(await readJson(req))),
+    },
+    {
+      method: 'POST',
+      path: /^settings\/(holidays|extra)\/remove$/,
+      run: async (v, m, _u, req) =>
+        removeDay(deps, v, m[1] as 'holidays' | 'extra', dateBody.parse(await readJson(req))),
+    },
+    {
+      method: 'POST',
+      path: /^settings\/staff\/(\d{1,15})$/,
+      run: async (v, m, _u, req) => staffAction(deps, v, Number(m[1]), staffBody.parse(await readJson(req))),
+    },
+    {
+      method: 'POST',
+      path: /^settings\/invites$/,
+      run: async (v, _m, _u, req) => invite(deps, v, inviteBody.parse(await readJson(req))),
+    },
     {
       method: 'POST',
       path: /^export$/,
@@ -217,7 +287,9 @@ export function dashboardRoutes(deps: Deps): ExtraRoute {
       )
       return refuse(res, access.status, access.status === 403 ? 'forbidden' : 'unauthorized')
     }
-    return json(res, 200, await route.run(access.viewer, route.path.exec(rest)!, url, req))
+    const out = await route.run(access.viewer, route.path.exec(rest)!, url, req)
+    if (out instanceof SettingsAnswer) return json(res, out.status, out.body)
+    return json(res, 200, out)
   }
 
   async function serveExport(res: ServerResponse, slug: string, kind: string, url: URL) {
@@ -266,7 +338,12 @@ export function dashboardRoutes(deps: Deps): ExtraRoute {
       }
     } catch (err) {
       if (err instanceof DashboardError) refuse(res, err.status, err.code)
-      else if (err instanceof z.ZodError) refuse(res, 400, 'bad-request')
+      else if (err instanceof z.ZodError)
+        // The fields of the request that were wrong (names of the API's own fields, no data).
+        json(res, 400, {
+          error: 'bad-request',
+          issues: err.issues.map((i) => ({ field: i.path.join('.'), message: i.message })),
+        })
       else if (err instanceof BodyAborted) {
         // A slow or cut upload (a phone losing its network): the client's doing, one quiet line.
         log.info({ path: rest, reason: err.message }, 'dashboard request body aborted by the client')

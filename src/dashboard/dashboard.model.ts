@@ -232,6 +232,8 @@ export interface ConsultationDetailDto {
     revokedAt: string | null
     refundPolicy: string | null
     topicThreadId: number | null
+    /** A link into the consultation's topic in the staff group (t.me/c/<chat id without -100>/<thread>). */
+    topicLink: string | null
   }
   appeals: AppealDto[]
   payments: PaymentDto[]

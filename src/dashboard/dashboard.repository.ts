@@ -162,6 +162,7 @@ export interface ConsultationCard {
   revokedAt: Date | null
   refundPolicy: string | null
   topicThreadId: number | null
+  topicChatId: number | null
 }
 
 export async function consultationCard(
@@ -176,11 +177,16 @@ export async function consultationCard(
       o.sla_minutes as "slaMinutes", o.window_minutes as "windowMinutes",
       c.created_at as "createdAt", c.starts_at as "startsAt", c.access_until as "accessUntil",
       c.closed_at as "closedAt", c.revoked_at as "revokedAt", c.refund_policy as "refundPolicy",
-      (select r.message_thread_id from desk_route r where r.consultation_id = c.id and r.state = 'active')
-        as "topicThreadId"
+      t.message_thread_id as "topicThreadId", t.support_chat_id as "topicChatId"
     from consultation c
       join orders o on o.id = c.order_id
       left join client cl on cl.bot_id = c.bot_id and cl.user_id = c.user_id
+      -- Its topic: the active one, else the last it had (a closed consultation's topic is still there to read).
+      left join lateral (
+        select r.message_thread_id, r.support_chat_id from desk_route r
+        where r.consultation_id = c.id
+        order by (r.state = 'active') desc, r.created_at desc limit 1
+      ) t on true
     where c.id = ${consultationId} and c.bot_id = ${botId}`.execute(db)
   return r.rows[0]
 }

@@ -2,6 +2,7 @@ import { DateTime } from 'luxon'
 import { audit } from '../audit/audit'
 import { type DeskRuntime, pick } from '../config/load'
 import type { Deps } from '../deps'
+import { topicLink } from '../experts/alerts'
 import { staffNames } from '../experts/names'
 import { buildTranscript } from '../lifecycle/transcript'
 import type { ConsultationState } from '../orders/orders.tables'
@@ -241,7 +242,9 @@ export async function consultationDetail(
       : Promise.resolve([]),
     consultationEvents(deps.db, consultationId),
     consultationDrafts(deps.db, consultationId),
-    buildTranscript(deps, desk, consultationId, viewer.lang),
+    staffNames(deps.db, desk, [...desk.staff.admins, ...desk.staff.experts]).then((names) =>
+      buildTranscript(deps, desk, consultationId, viewer.lang, { names }),
+    ),
   ])
 
   const topUps = await openTopUps(deps, desk.botId, payments)
@@ -312,6 +315,10 @@ export async function consultationDetail(
       revokedAt: isoOrNull(card.revokedAt),
       refundPolicy: card.refundPolicy,
       topicThreadId: card.topicThreadId,
+      topicLink:
+        card.topicChatId !== null && card.topicThreadId !== null
+          ? topicLink(card.topicChatId, card.topicThreadId)
+          : null,
     },
     appeals: appeals.map(appealDto),
     payments: payments.map((p) => paymentDto(p, topUps)),

@@ -2,6 +2,7 @@ import type { Kysely, Transaction } from 'kysely'
 import type { ClientTables } from '../clients/clients.tables'
 import type { DeskConsultationTables } from '../consultations/desk.tables'
 import type { RatingTables } from '../consultations/ratings.tables'
+import type { SeveralTables } from '../consultations/several.tables'
 import type { DisputeTables } from '../disputes/disputes.tables'
 import type { DraftingTables } from '../drafting/drafting.tables'
 import type { ExpertTables } from '../experts/experts.tables'
@@ -15,7 +16,9 @@ import type { RoutingTables } from '../routing/routing.tables'
 import type { SettingsTables } from '../settings/settings.tables'
 import type { SetupTables } from '../setup/setup.tables'
 import type { SubscriptionTables } from '../subscriptions/subscriptions.tables'
+import type { ClientThreadTables } from '../telegram/client-threads.tables'
 import type { OutboundTables } from '../telegram/outbound.tables'
+import type { PrivateAlertTables } from '../telegram/private-alerts.tables'
 
 /**
  * Every table of the app. Each feature declares its tables next to its code (`*.tables.ts`) and is listed here,
@@ -39,7 +42,10 @@ export interface Database
     ExpertTables,
     SubscriptionTables,
     SettingsTables,
-    SetupTables {}
+    SetupTables,
+    PrivateAlertTables,
+    ClientThreadTables,
+    SeveralTables {}
 
 export interface CoreTables {
   /** Telegram update ids already handled, written in the same transaction as the update's effects. */

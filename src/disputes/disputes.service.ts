@@ -8,6 +8,7 @@ import { claimUpdate } from '../db/once'
 import type { Deps } from '../deps'
 import { dbNow, findPayment, listUserPayments } from '../orders/orders.repository'
 import { notify } from '../telegram/notify'
+import { tellAdmins } from '../telegram/private-alerts'
 import { cut } from '../text'
 import { addBusinessMinutes } from '../time/business-time'
 import { formatInstant } from '../time/format'
@@ -88,6 +89,12 @@ export async function openDispute(
         key: 'dispute-opened',
         params: { ticket: String(inserted.id), by: String(replyBy) },
         dedupeKey: `dispute:${inserted.id}:opened`,
+      })
+      // The owner and admins privately, once per ticket (the topic in the staff group is the working place).
+      await tellAdmins(trx, outbox, desk, {
+        alertKey: `ticket:${inserted.id}`,
+        key: 'alert-ticket',
+        params: { ticket: String(inserted.id), user: String(input.userId), reason: cut(reason, 300) },
       })
       await audit(trx, {
         botId: desk.botId,

@@ -125,6 +125,38 @@ export async function startEdit(deps: Deps, desk: DeskRuntime, a: DraftAction): 
   })
 }
 
+/**
+ * Stop (in the topic while the draft is written, and in the requesting expert's private chat while it streams):
+ * marks the draft's stop flag under its row lock; the job running the provider call, in whichever process, sees it
+ * within a moment (stream.ts watchStop), cancels the call and settles only what was used; the part written so far is
+ * posted as a draft (never sent to the client). A draft still queued is not called at all. A second press, or a
+ * press after the draft was finished, changes nothing. Judged in the draft's consultation's own group, at the press
+ * and again here under the lock.
+ */
+export async function stopDraft(
+  deps: Deps,
+  desk: DeskRuntime,
+  a: { draftId: number; staffId: number },
+): Promise<ActionResult> {
+  return deps.jobs.transaction(deps.db, async (trx) => {
+    const d = await lockDraft(trx, a.draftId)
+    if (!d || d.bot_id !== desk.botId || d.source === 'handoff') return { status: 'not_found' }
+    if (!(await mayActOnDraft(trx, desk, d, a.staffId))) return { status: 'other-group' }
+    if (d.stop_requested_at) return { status: 'already', state: 'stopped' }
+    if (d.state !== 'queued' && d.state !== 'calling') return { status: 'already', state: 'finished' }
+    await updateDraft(trx, d.id, { stop_requested_by: a.staffId, stop_requested_at: new Date() })
+    await audit(trx, {
+      botId: desk.botId,
+      actorId: a.staffId,
+      action: 'draft.stopped',
+      subjectType: 'draft',
+      subjectId: d.id,
+      details: { consultationId: d.consultation_id, state: d.state, requestedBy: d.requested_by },
+    })
+    return { status: 'done' }
+  })
+}
+
 /** A draft's buttons are judged in its consultation's own group, not in the chat where they were pressed. */
 async function mayActOnDraft(trx: Trx, desk: DeskRuntime, d: Draft, staffId: number): Promise<boolean> {
   const c = await consultationGroup(trx, d.consultation_id)

@@ -203,3 +203,9 @@ export async function hasEditingDraft(
       as yes`.execute(q)
   return r.rows[0]?.yes === true
 }
+
+/** Whether Stop was pressed on the draft (polled by the job while its provider call runs). */
+export async function stopRequested(q: Q, id: number): Promise<boolean> {
+  const r = await q.selectFrom('draft').select('stop_requested_at').where('id', '=', id).executeTakeFirst()
+  return !!r?.stop_requested_at
+}

@@ -69,14 +69,22 @@ export async function postNote(
   })
 }
 
-/** One actual per reserved line: a draft is one unit of the drafts lines; the budget line gets the priced usage. */
+/**
+ * One actual per reserved line: a draft is one unit of the drafts lines; the budget line gets the priced usage.
+ * 'at_most_reserved' (a stopped draft, whose usage is counted here, not reported): never more than was reserved.
+ */
 export function actualsFor(
   hold: ReservationView,
   d: Draft,
   budgetActual: number | null,
+  mode: 'as_used' | 'at_most_reserved' = 'as_used',
 ): number[] | undefined {
   const last = hold.amounts.length - 1
-  return hold.amounts.map((amount, i) => (i === last && d.budget_unit ? (budgetActual ?? amount) : 1))
+  return hold.amounts.map((amount, i) => {
+    if (i !== last || !d.budget_unit) return 1
+    const actual = budgetActual ?? amount
+    return mode === 'at_most_reserved' ? Math.min(actual, amount) : actual
+  })
 }
 
 /** What the draft holds at most, for staff texts: tokens, plus the budget amount when the desk has one. */

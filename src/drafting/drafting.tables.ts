@@ -6,7 +6,8 @@ type GeneratedTimestamp = ColumnType<Date, Date | string | undefined, Date | str
 /**
  * refused: never admitted; queued: admitted, job written; calling: the provider call may have been sent; ready:
  * posted in the topic with buttons; editing: waiting for the expert's edited text; sent; discarded; failed: the
- * hold was released (nothing charged); unknown: outcome unknown, held until an admin reconciles it.
+ * hold was released (nothing charged); unknown: outcome unknown, held until an admin reconciles it; delivered: a
+ * hand-off summary given to the consultation's new owner in private (never to the client).
  */
 export type DraftState =
   | 'refused'
@@ -18,8 +19,10 @@ export type DraftState =
   | 'discarded'
   | 'failed'
   | 'unknown'
+  | 'delivered'
 
-export type DraftSource = 'command' | 'button'
+/** command: /draft; button: "Draft answer" / "Try again"; handoff: the summary for a new owner (migration 0640). */
+export type DraftSource = 'command' | 'button' | 'handoff'
 
 /** One chat message of the prompt (OpenAI chat format). */
 export interface PromptMessage {
@@ -69,6 +72,12 @@ export interface DraftingTables {
     reconciled_by: number | null
     reconciled_at: Timestamp | null
     reconciliation: string | null
+    /** Stop pressed (the running job polls it and aborts the provider call). */
+    stop_requested_by: number | null
+    stop_requested_at: Timestamp | null
+    /** The requesting expert's private chat the draft streams into, and the message there with Stop. */
+    stream_chat_id: number | null
+    stream_message_id: number | null
     created_at: GeneratedTimestamp
     updated_at: GeneratedTimestamp
   }

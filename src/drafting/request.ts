@@ -1,3 +1,4 @@
+import { InlineKeyboard } from 'grammy'
 import type { Insertable } from 'kysely'
 import { DateTime } from 'luxon'
 import { mayActOn } from '../config/access'
@@ -39,7 +40,7 @@ import { buildPrompt } from './prompt'
  * ledger reservation across every scope that applies, the job and the topic note; or a refusal with its numbers.
  */
 
-type LineKind = 'consultation' | 'expert' | 'budget'
+export type LineKind = 'consultation' | 'expert' | 'budget'
 
 /**
  * The request id: from the /draft message (unique in its chat), or from the message the button is on plus the
@@ -178,6 +179,8 @@ export async function requestDraft(
         },
       },
       `draft:note:${requestId}`,
+      // Stop, while the draft is queued or written (a later press is told it is finished).
+      new InlineKeyboard().text(deps.i18n.t(desk.defaultLanguage, 'drafting-btn-stop'), `dr:x:${row.id}`),
     )
     return {
       status: 'queued',
@@ -198,7 +201,7 @@ export async function requestDraft(
  * by an idempotent grant in this same transaction; when the configured amount changed since, the account is adjusted
  * to it (journal reason `adjust`).
  */
-async function admissionLines(
+export async function admissionLines(
   ledger: LedgerTx,
   desk: DeskRuntime,
   settings: DeskDrafting,
@@ -283,7 +286,7 @@ async function ensureAccount(
 }
 
 /** A ledger refusal as the topic shows it, with the numbers of the line that refused. */
-function ledgerRefusal(
+export function ledgerRefusal(
   deps: Deps,
   desk: DeskRuntime,
   c: DraftingConsultation,

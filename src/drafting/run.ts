@@ -7,10 +7,13 @@ import type { Deps } from '../deps'
 import { errorSummary, type Outbox } from '../jobs/jobs'
 import type { CompletionOutcome } from '../llm/provider'
 import { metrics } from '../metrics'
+import { notify } from '../telegram/notify'
 import type { RunResult } from './drafting.model'
 import { claimForCall, type Draft, dbNow, findDraft, lockDraft, updateDraft } from './drafting.repository'
 import { actualsFor, draftText, heldText, ledgerIn, postDraft, postNote } from './drafting.service'
+import { handoffDelivered } from './handoff'
 import { budgetAmount, formatMoney, priceMinor } from './price'
+import { startStream, watchStop } from './stream'
 
 /** The draft job (`runDraft`): one provider call outside any transaction, then the settle of the hold. */
 
@@ -36,6 +39,7 @@ export async function runDraft(deps: Deps, draftId: number): Promise<RunResult> 
     const hold = await ledgerIn(deps, trx).reservation(row.request_id)
     if (hold?.state !== 'reserved') return 'hold_gone' as const
     if (!model || !row.prompt) return 'model_gone' as const
+    if (row.stop_requested_at) return 'stopped' as const
     const now = await dbNow(trx)
     if (hold.expiresAt && hold.expiresAt.getTime() - now.getTime() < timeoutMs + START_MARGIN_MS)
       return 'late' as const
@@ -47,27 +51,46 @@ export async function runDraft(deps: Deps, draftId: number): Promise<RunResult> 
     const reason =
       claim === 'model_gone'
         ? `model ${d.model} is no longer allowed`
-        : 'the draft waited too long in the queue; not sent'
+        : claim === 'stopped'
+          ? 'stopped before the call; not sent'
+          : 'the draft waited too long in the queue; not sent'
     return settle(deps, d, { kind: 'unbilled', reason, providerRequestId: null }, 'queued')
   }
 
-  const outcome = await deps.llm.complete({
-    model: model!,
-    messages: d.prompt!,
-    maxOutputTokens: d.max_output_tokens ?? deps.config.llm.maxOutputTokens,
-    requestId: d.request_id,
-  })
+  // A hand-off summary is read by its new owner when it is ready; a draft is streamed to whoever asked for it.
+  const streamer = d.source === 'handoff' ? null : await startStream(deps, d)
+  const stop = new AbortController()
+  const unwatch = watchStop(deps, d.id, () => stop.abort())
+  let outcome: CompletionOutcome
+  try {
+    outcome = await deps.llm.complete({
+      model: model!,
+      messages: d.prompt!,
+      maxOutputTokens: d.max_output_tokens ?? deps.config.llm.maxOutputTokens,
+      requestId: d.request_id,
+      stop: stop.signal,
+      ...(streamer ? { onText: (text: string) => streamer.update(text) } : {}),
+    })
+  } finally {
+    unwatch()
+  }
   deps.log.info(
     {
       draft_id: d.id,
       consultation_id: d.consultation_id,
       outcome: outcome.kind,
-      ...(outcome.kind === 'ok' ? { usage: outcome.usage } : { reason: outcome.reason }),
+      ...(outcome.kind === 'ok'
+        ? { usage: outcome.usage }
+        : outcome.kind === 'stopped'
+          ? { chunks: outcome.chunks }
+          : { reason: outcome.reason }),
       providerRequestId: outcome.providerRequestId,
     },
     'draft: provider call finished',
   )
-  return settle(deps, d, outcome)
+  const result = await settle(deps, d, outcome)
+  await streamer?.finish()
+  return result
 }
 
 /**
@@ -109,15 +132,23 @@ async function settleIn(
   const model = d.model ? findModel(llm, d.model) : undefined
   const held = heldText(deps, d)
 
-  if (outcome.kind === 'ok') {
+  if (outcome.kind === 'ok' || outcome.kind === 'stopped') {
     const hold = await ledger.reservation(d.request_id)
-    const usage = outcome.usage
+    // Stopped: the prompt was read in full (its estimate, as reserved) and the chunks received were generated; a
+    // stopped stream reports no usage. Never more than the reservation's bound.
+    const maxOut = d.max_output_tokens ?? llm.maxOutputTokens
+    const usage =
+      outcome.kind === 'stopped'
+        ? { input: d.est_input_tokens ?? 0, output: Math.min(outcome.chunks, maxOut) }
+        : outcome.usage
     const budgetActual =
       usage && model && d.budget_unit ? budgetAmount(d.budget_unit, model, usage.input, usage.output) : null
-    const actuals = hold ? actualsFor(hold, d, budgetActual) : undefined
+    const actuals = hold
+      ? actualsFor(hold, d, budgetActual, outcome.kind === 'stopped' ? 'at_most_reserved' : 'as_used')
+      : undefined
     const s = await ledger.commit(d.request_id, actuals, {
       note: usage
-        ? `draft ${d.id}: ${usage.input} + ${usage.output} tokens`
+        ? `draft ${d.id}: ${usage.input} + ${usage.output} tokens${outcome.kind === 'stopped' ? ' (stopped)' : ''}`
         : `draft ${d.id}: usage not reported; charged the reserved upper bound`,
     })
     if (!s.ok)
@@ -131,14 +162,19 @@ async function settleIn(
     }
     if (cost !== null) metrics.llmCost.inc({ currency: llm.currency }, cost)
     const charged = usage
-      ? deps.i18n.t(desk.defaultLanguage, 'drafting-usage', {
-          input: usage.input,
-          output: usage.output,
-          cost: cost === null ? '?' : formatMoney(llm, cost),
-        })
+      ? deps.i18n.t(
+          desk.defaultLanguage,
+          outcome.kind === 'stopped' ? 'drafting-usage-stopped' : 'drafting-usage',
+          {
+            input: usage.input,
+            output: usage.output,
+            cost: cost === null ? '?' : formatMoney(llm, cost),
+          },
+        )
       : deps.i18n.t(desk.defaultLanguage, 'drafting-usage-unreported', { held })
+    const handoff = d.source === 'handoff'
     await updateDraft(trx, d.id, {
-      state: text ? 'ready' : 'failed',
+      state: text ? (handoff ? 'delivered' : 'ready') : 'failed',
       text: text || null,
       truncated,
       input_tokens: usage?.input ?? null,
@@ -146,10 +182,16 @@ async function settleIn(
       cost,
       overrun: s.ok && s.overrun,
       provider_request_id: outcome.providerRequestId,
-      finish_reason: outcome.finishReason,
+      finish_reason: outcome.kind === 'stopped' ? 'stopped' : outcome.finishReason,
       prompt: null,
       error: s.ok ? (text ? null : 'empty draft') : `ledger: ${s.reason}${s.state ? ` (${s.state})` : ''}`,
     })
+    if (handoff) {
+      await handoffDelivered(outbox, desk, d, text || null, charged)
+      return text
+        ? { status: 'ready', overrun: s.ok && s.overrun }
+        : { status: 'failed', charged: false, reason: 'empty' }
+    }
     if (!text) {
       await postNote(
         trx,
@@ -160,24 +202,34 @@ async function settleIn(
         `draft:result:${d.id}`,
         retryMarkup(deps, desk, d.consultation_id),
       )
+      await streamFinal(outbox, desk, d, 'drafting-stream-failed', '')
       return { status: 'failed', charged: false, reason: 'empty draft' }
     }
     await postDraft(trx, outbox, deps, desk, { ...d, text, truncated, version: d.version }, charged)
+    await streamFinal(
+      outbox,
+      desk,
+      d,
+      outcome.kind === 'stopped' ? 'drafting-stream-stopped' : 'drafting-stream-done',
+      text,
+    )
     return { status: 'ready', overrun: s.ok && s.overrun }
   }
 
   if (outcome.kind === 'unbilled') {
     const s = await ledger.release(d.request_id, { note: `draft ${d.id}: ${outcome.reason}` })
     await updateDraft(trx, d.id, { state: 'failed', error: outcome.reason, prompt: null })
-    await postNote(
-      trx,
-      outbox,
-      desk,
-      d.consultation_id,
-      { key: 'drafting-failed-unbilled', params: { id: String(d.id), reason: outcome.reason } },
-      `draft:result:${d.id}`,
-      retryMarkup(deps, desk, d.consultation_id),
-    )
+    if (d.source === 'handoff') await handoffDelivered(outbox, desk, d, null, outcome.reason)
+    else
+      await postNote(
+        trx,
+        outbox,
+        desk,
+        d.consultation_id,
+        { key: 'drafting-failed-unbilled', params: { id: String(d.id), reason: outcome.reason } },
+        `draft:result:${d.id}`,
+        retryMarkup(deps, desk, d.consultation_id),
+      )
     if (!s.ok && s.state !== 'expired')
       deps.log.error(
         { draft_id: d.id, reason: s.reason, state: s.state },
@@ -196,6 +248,8 @@ async function settleIn(
     provider_request_id: outcome.providerRequestId,
     prompt: null,
   })
+  if (d.source === 'handoff') await handoffDelivered(outbox, desk, d, null, outcome.reason)
+  await streamFinal(outbox, desk, d, 'drafting-stream-failed', '')
   await postNote(
     trx,
     outbox,
@@ -205,6 +259,23 @@ async function settleIn(
     `draft:result:${d.id}`,
   )
   return { status: 'unknown', reason: outcome.reason }
+}
+
+/**
+ * The end of a streamed draft in the expert's private chat, once: the whole text (or the part written until a Stop)
+ * as a message that stays, or why there is none. Through the outbox, so it waits for the chat's window without
+ * holding a worker. Nothing when the draft was not streamed.
+ */
+async function streamFinal(outbox: Outbox, desk: DeskRuntime, d: Draft, key: string, text: string) {
+  if (d.stream_chat_id === null) return
+  await notify(outbox, {
+    botId: desk.botId,
+    chatId: d.stream_chat_id,
+    lang: desk.defaultLanguage,
+    key,
+    params: { id: String(d.id), text },
+    dedupeKey: `draft:stream:${d.id}`,
+  })
 }
 
 function retryMarkup(deps: Deps, desk: DeskRuntime, consultationId: number): InlineKeyboardMarkup {

@@ -29,6 +29,7 @@ import {
   storedSnippets,
   upsertProfile,
 } from './experts.repository'
+import { handoffSummaryQueue } from './handoff.jobs'
 
 /**
  * What staff commands of src/experts do (the bot's handlers call these; they return plain values): hand-over,
@@ -209,6 +210,12 @@ export async function handOver(
         : {}),
       dedupeKey: `experts:owner:${c.id}:${input.to}:handover:${a.id}`,
     })
+    // A short summary for the new owner, drafted by the LLM in a job (charged like a draft, never to the client).
+    await outbox.send(
+      handoffSummaryQueue,
+      { botId: desk.botId, consultationId: c.id, assignmentId: a.id, to: input.to },
+      { singletonKey: `handoff:${a.id}` },
+    )
     return { status: 'handed', from: current?.expert_id ?? null, to: input.to }
   })
 }

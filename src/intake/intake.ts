@@ -107,8 +107,17 @@ export function createIntake(
  * whose real work succeeded.
  */
 const expiredButtonAnswers: Transformer = async (prev, method, payload, signal) => {
+  const expired = (code: number, description: string | undefined) =>
+    method === 'answerCallbackQuery' &&
+    code === 400 &&
+    /query is too old|query ID is invalid/i.test(description ?? '')
   try {
-    return await prev(method, payload, signal)
+    // Telegram's refusal comes back as a response ({ ok: false }), which grammY turns into an error only after the
+    // transformers; a transformer further down (auto-retry) may throw it instead.
+    const res = await prev(method, payload, signal)
+    if (!res.ok && expired(res.error_code, res.description))
+      return { ok: true, result: true } as Awaited<ReturnType<typeof prev>>
+    return res
   } catch (err) {
     if (
       method === 'answerCallbackQuery' &&

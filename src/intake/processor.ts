@@ -9,6 +9,7 @@ import { errorSummary } from '../jobs/jobs'
 import { withTrace } from '../log'
 import { metrics } from '../metrics'
 import { notify } from '../telegram/notify'
+import { tellAdmins } from '../telegram/private-alerts'
 import { cut } from '../text'
 import {
   dropLeases,
@@ -293,6 +294,12 @@ export class InboxProcessor {
           error: cut(error, 300),
         },
         dedupeKey: `${key}:staff`,
+      })
+      // And the owner and admins privately, once: /stuck lists it with a button to hand it back.
+      await tellAdmins(trx, outbox, desk, {
+        alertKey: `parked:${row.update_id}`,
+        key: 'alert-parked',
+        params: { update: String(row.update_id), kind: row.kind, error: cut(error, 300) },
       })
     })
   }

@@ -162,6 +162,16 @@ export class Jobs {
     return result
   }
 
+  /**
+   * A failed job (e.g. one that went to the dead letters) made due again with one more attempt, in the caller's
+   * transaction: pg-boss's own `retry` (failed -> retry), run through the transaction. False when it is not failed.
+   */
+  async retryFailed(trx: Trx, queue: string, id: string): Promise<boolean> {
+    const r = await this.boss.retry(queue, id, { db: executorOf(trx) })
+    // pg-boss 10 returns { affected } here although its typings say void.
+    return (r as unknown as { affected?: number } | undefined)?.affected === 1
+  }
+
   /** Wakes this process's workers of a queue (after a commit that enqueued to it). */
   nudge(queue: QueueDef<any> | string): void {
     for (const id of this.workerIds.get(typeof queue === 'string' ? queue : queue.name) ?? [])

@@ -17,6 +17,7 @@ import { defineQueue } from './queue'
  *   replayed by a person (the dead-letter queue keeps jobs 30 days).
  * - conversation_state: a conversation (e.g. /paysupport) untouched for 30 days is forgotten; the client starts over.
  * - refusal_told: when a chat was last told a refusal, a day (the quiet period it serves is five minutes).
+ * - private_alert: which events the desk's admins were told of privately, 30 days.
  * pg-boss prunes its own tables (src/jobs/jobs.ts): completed jobs are archived after 12 h, failed ones after 7 days,
  * and the archive is emptied after 7 days.
  */
@@ -36,6 +37,9 @@ export const RETENTION: readonly RetentionRule[] = [
   { table: 'conversation_state', column: 'updated_at', hours: 30 * 24 },
   // Which refusal a chat was told when (src/consultations/refusal-told.ts): the quiet period is minutes.
   { table: 'refusal_told', column: 'told_at', hours: 24 },
+  // Private alerts told (src/telegram/private-alerts.ts): longer than pg-boss keeps a failed job (7 days), so a dead
+  // letter is never announced twice.
+  { table: 'private_alert', column: 'created_at', hours: 30 * 24 },
 ]
 
 export const BATCH = 5000

@@ -55,3 +55,59 @@ export async function consultationStatusLines(
     )
   return lines
 }
+
+/**
+ * The client's payments for /status, newest first (issue 26): every Stars payment of theirs (a consultation, a
+ * top-up, a plan's first payment and renewals, an overpayment) with its amount, what it paid for, and its refund.
+ */
+export function clientPayments(deps: { db: Db }, desk: { botId: number }, userId: number, limit = 10) {
+  return deps.db
+    .selectFrom('payment as p')
+    .leftJoin('orders as o', 'o.id', 'p.order_id')
+    .select([
+      'p.id',
+      'p.total_amount',
+      'p.currency',
+      'p.kind',
+      'p.created_at',
+      'p.refunded_at',
+      'o.id as order_id',
+      'o.title',
+      'o.kind as order_kind',
+    ])
+    .where('p.bot_id', '=', desk.botId)
+    .where('p.user_id', '=', userId)
+    .orderBy('p.created_at', 'desc')
+    .orderBy('p.id', 'desc')
+    .limit(limit)
+    .execute()
+}
+
+/**
+ * A support plan's periods for /status, newest first (issue 26): the current one and the past ones of every
+ * subscription of the client (a change of plan continues on a new subscription), with the questions each granted.
+ */
+export function clientPlanPeriods(deps: { db: Db }, desk: { botId: number }, userId: number, limit = 12) {
+  return deps.db
+    .selectFrom('subscription_period as sp')
+    .innerJoin('subscription as s', 's.id', 'sp.subscription_id')
+    .leftJoin('payment as p', 'p.id', 'sp.payment_id')
+    .select([
+      'sp.id',
+      'sp.number',
+      'sp.plan_code',
+      'sp.period_start',
+      'sp.period_end',
+      'sp.granted',
+      'sp.carried',
+      's.state as subscription_state',
+      'p.total_amount',
+      'p.refunded_at',
+    ])
+    .where('s.bot_id', '=', desk.botId)
+    .where('s.user_id', '=', userId)
+    .orderBy('sp.period_start', 'desc')
+    .orderBy('sp.id', 'desc')
+    .limit(limit)
+    .execute()
+}

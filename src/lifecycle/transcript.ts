@@ -90,19 +90,29 @@ const MEDIA_LABEL: Record<string, { en: string; ru: string }> = {
   story: { en: 'story', ru: 'история' },
 }
 
+/**
+ * How staff read a transcript (the dashboard): the client is "Client", each staff answer is named by who wrote it
+ * (src/experts/names.ts; "Expert" when the desk has no name for them), and a consultation that has not ended says
+ * so instead of "ended" in its last line.
+ */
+export interface StaffReader {
+  names: ReadonlyMap<number, string>
+}
+
 /** The transcript text: a header, then each message the client's chat showed, oldest first. */
 export async function buildTranscript(
   deps: Deps,
   desk: DeskRuntime,
   consultationId: number,
   lang: string,
+  staff?: StaffReader,
 ): Promise<string> {
   const db: Db = deps.db
   const t = (key: string, p?: Record<string, string | number>) => deps.i18n.t(lang, key, p)
   const c = await db
     .selectFrom('consultation as c')
     .innerJoin('orders as o', 'o.id', 'c.order_id')
-    .select(['c.id', 'c.user_id', 'c.starts_at', 'c.access_until', 'c.closed_at', 'o.title'])
+    .select(['c.id', 'c.user_id', 'c.state', 'c.starts_at', 'c.access_until', 'c.closed_at', 'o.title'])
     .where('c.id', '=', consultationId)
     .executeTakeFirstOrThrow()
   const zone = await clientZone(db, desk, c.user_id)
@@ -115,7 +125,17 @@ export async function buildTranscript(
   const byId = new Map(appeals.map((a) => [a.id, a]))
   const items = await db
     .selectFrom('desk_message')
-    .select(['id', 'direction', 'kind', 'content_type', 'content', 'state', 'appeal_id', 'refusal'])
+    .select([
+      'id',
+      'direction',
+      'kind',
+      'content_type',
+      'content',
+      'state',
+      'appeal_id',
+      'refusal',
+      'from_id',
+    ])
     .select(['accepted_at', 'sent_at', 'created_at'])
     .where('consultation_id', '=', consultationId)
     .orderBy('id')
@@ -153,7 +173,11 @@ export async function buildTranscript(
       }
     }
     const when = mine ? (m.accepted_at ?? m.created_at) : (m.sent_at ?? m.created_at)
-    const who = mine ? t('transcript-you') : m.kind === 'note' ? t('transcript-bot') : t('transcript-expert')
+    const who = mine
+      ? t(staff ? 'transcript-client' : 'transcript-you')
+      : m.kind === 'note'
+        ? t('transcript-bot')
+        : ((m.from_id !== null ? staff?.names.get(m.from_id) : undefined) ?? t('transcript-expert'))
     let body: string
     // A note erased by /forget has no content left: an empty line.
     if (m.kind === 'note')
@@ -171,8 +195,23 @@ export async function buildTranscript(
   }
   if (headed.size === 0 && !items.some((m) => m.direction === 'out' && m.state === 'sent'))
     lines.push(t('transcript-empty'))
-  lines.push('', t('transcript-footer', { at: at(c.closed_at ?? c.access_until) }))
+  lines.push('', footer(t, c.state, at, c))
   return `${lines.join('\n')}\n`
+}
+
+/** The last line: when it ended, or (a staff member reading it early) that it is still running and until when. */
+function footer(
+  t: (key: string, p?: Record<string, string | number>) => string,
+  state: string,
+  at: (d: Date | null) => string,
+  c: { starts_at: Date | null; access_until: Date | null; closed_at: Date | null },
+): string {
+  if (state === 'active') return t('transcript-footer-active', { until: at(c.access_until) })
+  if (state === 'waiting')
+    return c.starts_at
+      ? t('transcript-footer-waiting', { start: at(c.starts_at) })
+      : t('transcript-footer-unscheduled')
+  return t('transcript-footer', { at: at(c.closed_at ?? c.access_until) })
 }
 
 /** Continuation lines of a multi-line message, indented under its first line. */

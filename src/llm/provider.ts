@@ -13,6 +13,10 @@ import { cut } from '../text'
  *   409, 429, 5xx and connection errors) would be attempts the ledger never saw. A retry is a new draft request.
  * - The SDK's `timeout` only covers waiting for the response headers; an overall deadline (AbortSignal) also covers
  *   a body that stalls. Either way the request was sent: the outcome is unknown, not free.
+ * - The answer is streamed (`stream: true`, usage asked for in the last chunk): `onText` sees the text so far after
+ *   every chunk, and `stop` (a staff member's Stop) aborts the call, closing the connection, with outcome `stopped`:
+ *   the text so far and the chunks received (OpenAI-compatible streams carry about one token a chunk; a stopped
+ *   stream never gets its usage chunk, so that count is what was generated until the stop).
  */
 
 export interface CompletionRequest {
@@ -22,6 +26,10 @@ export interface CompletionRequest {
   maxOutputTokens: number
   /** Our request id, sent as Idempotency-Key and X-Client-Request-Id headers. */
   requestId: string
+  /** Called with the whole text so far after each chunk of the stream (must not block: it is not awaited). */
+  onText?: (text: string) => void
+  /** Aborted when a staff member presses Stop: the call is cancelled and the outcome is `stopped`. */
+  stop?: AbortSignal
 }
 
 export interface Usage {
@@ -38,6 +46,8 @@ export type CompletionOutcome =
       usage: Usage | null
       providerRequestId: string | null
     }
+  /** Stop was pressed during the stream: the text so far and the content chunks received until then. */
+  | { kind: 'stopped'; text: string; chunks: number; providerRequestId: string | null }
   /** Nothing was sent (no key, connection refused, DNS) or the provider answered with an error it does not bill. */
   | { kind: 'unbilled'; reason: string; status?: number; providerRequestId: string | null }
   /** Sent, and no usable answer (timeout, connection lost, gateway error, unreadable body): it may be billed. */
@@ -100,38 +110,59 @@ export function createLlmClient(opts: LlmClientOptions): LlmClient {
     configured: true,
     async complete(req) {
       const deadline = AbortSignal.timeout(opts.timeoutMs)
-      const body: OpenAI.Chat.ChatCompletionCreateParamsNonStreaming = {
+      const signal = req.stop ? AbortSignal.any([deadline, req.stop]) : deadline
+      const body: OpenAI.Chat.ChatCompletionCreateParamsStreaming = {
         model: req.model.id,
         messages: req.messages,
+        stream: true,
+        stream_options: { include_usage: true },
         ...(req.model.maxTokensParam === 'max_completion_tokens'
           ? { max_completion_tokens: req.maxOutputTokens }
           : { max_tokens: req.maxOutputTokens }),
       }
+      let text = ''
+      let chunks = 0
+      let providerRequestId: string | null = null
       try {
         const { data, request_id } = await client.chat.completions
           .create(body, {
-            signal: deadline,
+            signal,
             maxRetries: 0,
             // Our attempt id: providers that honour an idempotency key will not run it twice, and the client
             // request id lets their support find the call during a reconciliation.
             headers: { 'Idempotency-Key': req.requestId, 'X-Client-Request-Id': req.requestId },
           })
           .withResponse()
-        const choice = data.choices?.[0]
-        const u = data.usage
-        const usage =
-          u && Number.isSafeInteger(u.prompt_tokens) && Number.isSafeInteger(u.completion_tokens)
-            ? { input: Math.max(0, u.prompt_tokens), output: Math.max(0, u.completion_tokens) }
-            : null
-        return {
-          kind: 'ok',
-          text: typeof choice?.message?.content === 'string' ? choice.message.content : '',
-          finishReason: choice?.finish_reason ?? null,
-          usage,
-          providerRequestId: request_id ?? data.id ?? null,
+        providerRequestId = request_id ?? null
+        let finishReason: string | null = null
+        let usage: Usage | null = null
+        for await (const chunk of data) {
+          providerRequestId ??= chunk.id ?? null
+          const choice = chunk.choices?.[0]
+          const delta = choice?.delta?.content
+          if (typeof delta === 'string' && delta.length > 0) {
+            text += delta
+            chunks++
+            req.onText?.(text)
+          }
+          if (choice?.finish_reason) finishReason = choice.finish_reason
+          const u = chunk.usage
+          if (u && Number.isSafeInteger(u.prompt_tokens) && Number.isSafeInteger(u.completion_tokens))
+            usage = { input: Math.max(0, u.prompt_tokens), output: Math.max(0, u.completion_tokens) }
         }
+        // The SDK ends the iteration quietly when its signal aborts: which one did, if any, decides.
+        if (deadline.aborted) return { kind: 'unknown', reason: 'timed out after sending', providerRequestId }
+        if (req.stop?.aborted) return { kind: 'stopped', text, chunks, providerRequestId }
+        // A stream that ended without its finish chunk was cut short: it ran, and it may be billed.
+        if (finishReason === null)
+          return { kind: 'unknown', reason: 'the stream ended without finishing', providerRequestId }
+        return { kind: 'ok', text, finishReason, usage, providerRequestId }
       } catch (err) {
-        return classify(err, deadline.aborted, scrub)
+        // Stop pressed (and not the deadline): the stream so far is what was generated and may be billed.
+        if (req.stop?.aborted && !deadline.aborted)
+          return { kind: 'stopped', text, chunks, providerRequestId }
+        const outcome = classify(err, deadline.aborted, scrub)
+        return outcome.providerRequestId || !providerRequestId ? outcome : { ...outcome, providerRequestId }
       }
     },
   }

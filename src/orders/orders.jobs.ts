@@ -30,3 +30,10 @@ export const startReminderQueue = defineQueue<StartReminderJob>('orders.start-re
 /** How long before the start / the Start deadline the client is reminded. */
 export const START_REMINDER_LEAD_MS = 3_600_000
 export const START_DEADLINE_REMINDER_LEAD_MS = 24 * 3_600_000
+
+/**
+ * The end of a waitlist hold (src/orders/waitlist.ts): written with the hold, for its end (startAfter), one per
+ * entry (its id from the entry). Unbought by then, the held place passes to the next in line; an entry already
+ * bought, left or ended is left as it is.
+ */
+export const waitlistHoldQueue = defineQueue<{ entryId: number }>('orders.waitlist-hold')

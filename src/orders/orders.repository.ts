@@ -110,6 +110,7 @@ export function listUserOrders(q: Q, botId: number, userId: number, limit = 10) 
         'o.start_mode',
         'o.slot_start',
         'o.needs_start_date',
+        'o.capacity_key',
         'o.start_by',
         'o.paid_at',
         'o.created_at',

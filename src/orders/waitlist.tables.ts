@@ -1,5 +1,7 @@
 import type { Generated } from 'kysely'
 
+export type WaitlistState = 'waiting' | 'notified' | 'bought' | 'left' | 'lapsed'
+
 export interface WaitlistTables {
   /** A client waiting for a place of a full start (src/orders/waitlist.ts). */
   waitlist_entry: {
@@ -11,8 +13,15 @@ export interface WaitlistTables {
     capacity_key: string
     slot_start: Date
     lang: string
-    state: Generated<'waiting' | 'notified'>
+    /**
+     * waiting (in line), notified (told; a place held on `order_id` until `hold_until`), bought (the client paid
+     * for the slot), left (the client left the line), lapsed (the hold ended unbought; the place passed on).
+     */
+    state: Generated<WaitlistState>
     created_at: Generated<Date>
     notified_at: Date | null
+    order_id: number | null
+    hold_until: Date | null
+    closed_at: Date | null
   }
 }

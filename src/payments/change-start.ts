@@ -25,8 +25,10 @@ import { formatInstant } from '../time/format'
 import { type RefundOutcome, refundClaimed } from './refunds'
 
 /**
- * A scheduled start the client changes before it begins (issue 14): move it to another announced slot with a free
- * place, or cancel it with a refund of the Stars, until the tariff's `changeCutoffHours` before the start. A move
+ * A start the client changes before it begins (issues 14, 26): a scheduled one moves to another announced slot with
+ * a free place, or is cancelled with a refund of the Stars, until the tariff's `changeCutoffHours` before the start;
+ * an on_request one not started and an immediate one waiting for the desk's opening are cancelled the same way
+ * until they start. A move
  * takes the new slot's place and gives the old one back in one transaction (the order row locked); a cancel goes
  * through the refund path (refundPayment: the Telegram call, then applyRefund, which gives the place back in the
  * refund's transaction). After the cut-off both are refused with the instant they closed at.
@@ -44,31 +46,58 @@ export function changeDeadline(
   return new Date(o.slot_start.getTime() - hours * 3_600_000)
 }
 
-/** Is the client's order a scheduled start they may change now? (the refusal, or the order and its deadline) */
+/**
+ * What the client may change of a paid start not begun (issue 26): a scheduled start moves or cancels until its
+ * cut-off; an on_request consultation whose Start was not pressed (no place taken, no start agreed) and an
+ * immediate one waiting for the desk's opening cancel until they start (no cut-off: the start itself, which takes
+ * the order's lock like the cancel, decides).
+ */
+export type ChangeKind = 'scheduled' | 'on_request' | 'opening'
+
+function kindOf(o: Order): ChangeKind | undefined {
+  if (o.kind !== 'consultation') return undefined
+  if (o.start_mode === 'scheduled') return 'scheduled'
+  if (o.start_mode === 'on_request') return 'on_request'
+  return o.slot_start ? 'opening' : undefined
+}
+
+/** The instant until which the order may still be cancelled (undefined: until it starts, with no fixed instant). */
+export function cancelDeadline(desk: DeskRuntime, o: Order): Date | undefined {
+  const kind = kindOf(o)
+  if (kind === 'scheduled') return changeDeadline(desk, o)
+  if (kind === 'opening') return o.slot_start ?? undefined
+  return undefined
+}
+
+/** May the order still be cancelled by the client (for /status's buttons; checked again under the lock)? */
+export function cancellable(desk: DeskRuntime, o: Order, now: Date): boolean {
+  return changeable(desk, o, o.user_id, now, 'cancel').ok
+}
+
+/** Is the client's order a start they may change now? (the refusal, or the order and its deadline) */
 function changeable(
   desk: DeskRuntime,
   order: Order | undefined,
   userId: number,
   now: Date,
-): { ok: true; order: Order; deadline: Date } | { ok: false; code: ChangeRefusal; deadline?: Date } {
+  what: 'move' | 'cancel',
+):
+  | { ok: true; order: Order; deadline: Date | undefined }
+  | { ok: false; code: ChangeRefusal; deadline?: Date } {
   if (!order || order.bot_id !== desk.botId || order.user_id !== userId) return { ok: false, code: 'unknown' }
-  // Started already (the start job activated it): past the cut-off by definition, and said so.
-  if (
-    order.kind === 'consultation' &&
-    order.start_mode === 'scheduled' &&
-    order.slot_start &&
-    (order.state === 'active' || order.state === 'closed')
-  )
-    return { ok: false, code: 'started', deadline: changeDeadline(desk, order)! }
-  if (
-    order.kind !== 'consultation' ||
-    order.state !== 'paid_waiting' ||
-    order.start_mode !== 'scheduled' ||
-    order.needs_start_date ||
-    !order.slot_start
-  )
+  const kind = kindOf(order)
+  const deadline = cancelDeadline(desk, order)
+  // Started already (the start job activated it, or the client pressed Start): said so, with the instant it closed.
+  if (kind && (order.state === 'active' || order.state === 'closed'))
+    return { ok: false, code: 'started', ...(deadline ? { deadline } : {}) }
+  if (!kind || order.state !== 'paid_waiting' || (what === 'move' && kind !== 'scheduled'))
     return { ok: false, code: 'not-waiting' }
-  const deadline = changeDeadline(desk, order)!
+  if (kind === 'on_request') {
+    // Start pressed (a place taken) or a start agreed after the Start period ended: it is under way; /paysupport.
+    if (order.capacity_key) return { ok: false, code: 'not-waiting' }
+    return { ok: true, order, deadline: undefined }
+  }
+  if (order.needs_start_date || !order.slot_start || !deadline) return { ok: false, code: 'not-waiting' }
   if (now.getTime() >= deadline.getTime()) return { ok: false, code: 'too-late', deadline }
   return { ok: true, order, deadline }
 }
@@ -86,7 +115,7 @@ export async function moveOptions(
 ): Promise<MoveOptions> {
   const order = await deps.db.selectFrom('orders').selectAll().where('id', '=', orderId).executeTakeFirst()
   const now = await dbNow(deps.db)
-  const c = changeable(desk, order, userId, now)
+  const c = changeable(desk, order, userId, now, 'move')
   if (!c.ok) return c
   const tariff = findTariff(desk, c.order.tariff_code)
   const slots = tariff
@@ -102,7 +131,7 @@ export async function moveOptions(
   return {
     ok: true,
     order: c.order,
-    deadline: c.deadline,
+    deadline: c.deadline!,
     slots: slots.map((at, i) => ({ at, left: free[i] ?? 0 })).filter((s) => s.left > 0),
   }
 }
@@ -121,7 +150,7 @@ export async function moveStart(
     if (!(await claimUpdate(trx, desk.botId, input.updateId))) return { ok: false, code: 'duplicate' }
     const order = await lockOrder(trx, input.orderId)
     const now = await dbNow(trx)
-    const c = changeable(desk, order, input.userId, now)
+    const c = changeable(desk, order, input.userId, now, 'move')
     if (!c.ok) return c
     const o = c.order
     const tariff = findTariff(desk, o.tariff_code)
@@ -170,12 +199,28 @@ async function tellClient(
   })
 }
 
+export type CancelCheck =
+  | { ok: true; order: Order; deadline: Date | undefined }
+  | { ok: false; code: ChangeRefusal; deadline?: Date }
+
+/** The confirmation's check (ord:cx): the client's order may be cancelled now. Checked again under the lock. */
+export async function cancelCheck(
+  deps: Deps,
+  desk: DeskRuntime,
+  userId: number,
+  orderId: number,
+): Promise<CancelCheck> {
+  const order = await deps.db.selectFrom('orders').selectAll().where('id', '=', orderId).executeTakeFirst()
+  return changeable(desk, order, userId, await dbNow(deps.db), 'cancel')
+}
+
 export type CancelResult =
   | { ok: true; refund: RefundOutcome }
   | { ok: false; code: ChangeRefusal; deadline?: Date }
 
 /**
- * Cancels a scheduled start before its cut-off: the order's payment is refunded through the refund path (which
+ * Cancels a start before it begins (a scheduled one before its cut-off; an on_request one before Start; an
+ * immediate one before the desk's opening): the order's payment is refunded through the refund path (which
  * moves the order to refunded, revokes the waiting consultation and gives the place back, in one transaction).
  *
  * The cut-off and the order's state are checked under the order's row lock, in the transaction that claims the
@@ -192,7 +237,7 @@ export async function cancelBeforeStart(
   type Claimed = CancelResult | { ok: true; claimed: Payment }
   const claim = await deps.db.transaction().execute(async (trx): Promise<Claimed> => {
     const order = await lockOrder(trx, input.orderId)
-    const c = changeable(desk, order, input.userId, await dbNow(trx))
+    const c = changeable(desk, order, input.userId, await dbNow(trx), 'cancel')
     if (!c.ok) return c
     const payment = await primaryPayment(trx, c.order.id)
     if (!payment) return { ok: false, code: 'not-waiting' }

@@ -4,6 +4,7 @@ import type { DeskRuntime } from '../config/load'
 import type { Deps } from '../deps'
 import { defineQueue } from '../jobs/queue'
 import { notify } from '../telegram/notify'
+import { tellAdmins } from '../telegram/private-alerts'
 
 /**
  * Daily reconciliation: the payments table against Telegram's own list (getStarTransactions; a transaction's id is
@@ -50,7 +51,11 @@ export interface ReconcileReport {
   mismatches: Mismatch[]
 }
 
-async function fetchTransactions(deps: Deps, desk: DeskRuntime, from: Date): Promise<StarTransaction[]> {
+export async function fetchTransactions(
+  deps: Deps,
+  desk: DeskRuntime,
+  from: Date,
+): Promise<StarTransaction[]> {
   const out: StarTransaction[] = []
   const fromSec = Math.floor(from.getTime() / 1000)
   for (let page = 0; page < MAX_PAGES; page++) {
@@ -157,6 +162,9 @@ export async function reconcileDesk(
   }
 }
 
+/** Mismatches told privately per run at most (the staff group's report lists up to 30; the rest come next run). */
+const PRIVATE_ALERTS_PER_RUN = 10
+
 /** The job: reconcile each desk (or one) and report to its staff group (one message per desk and day). */
 export async function runReconciliation(
   deps: Deps,
@@ -177,8 +185,22 @@ export async function runReconciliation(
         db: m.dbAmount ?? '—',
       }),
     )
-    await deps.jobs.transaction(deps.db, (_trx, outbox) =>
-      notify(outbox, {
+    await deps.jobs.transaction(deps.db, async (trx, outbox) => {
+      // Each mismatch told privately to the owner and admins once, however many runs still find it.
+      for (const m of report.mismatches.slice(0, PRIVATE_ALERTS_PER_RUN))
+        await tellAdmins(trx, outbox, desk, {
+          alertKey: `mismatch:${m.kind}:${m.charge}`,
+          key: 'alert-mismatch',
+          params: {
+            what: deps.i18n.t(desk.defaultLanguage, `reconcile-${m.kind}`, {
+              charge: m.charge,
+              user: String(m.user ?? '—'),
+              tg: m.telegramAmount ?? '—',
+              db: m.dbAmount ?? '—',
+            }),
+          },
+        })
+      await notify(outbox, {
         botId: desk.botId,
         chatId: desk.staffChatId,
         lang: desk.defaultLanguage,
@@ -193,8 +215,8 @@ export async function runReconciliation(
         dedupeKey: data.requestedBy
           ? `reconcile:${desk.botId}:${Date.now()}`
           : `reconcile:${desk.botId}:${day}`,
-      }),
-    )
+      })
+    })
   }
   return reports
 }

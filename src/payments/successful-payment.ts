@@ -23,6 +23,7 @@ import {
   scheduleStart,
   scheduleStartDeadlineReminder,
 } from '../orders/orders.service'
+import { closeOnPurchase } from '../orders/waitlist'
 import { notify } from '../telegram/notify'
 import { windowParams } from '../time/client-time'
 import { formatInstant } from '../time/format'
@@ -206,6 +207,10 @@ export async function recordSuccessfulPayment(
       })
       return { status: 'waiting', ...result, reason: 'late' }
     }
+
+    // The client has the slot now: their waitlist entries for it close here (a place held on another order of
+    // theirs passes to the next in line), so nobody tells them later that a place of it freed up.
+    if (order.start_mode === 'scheduled') await closeOnPurchase(trx, outbox, desk, order)
 
     // A start ahead: a scheduled slot, or an immediate tariff bought outside hours to start at the desk's opening
     // (src/orders/orders.service.ts immediateStart). Paid and waiting; the scheduled-start job activates it then.

@@ -147,6 +147,9 @@ export async function forgetClient(
     await sql`update dispute set reason = '', resolution = null
                 where bot_id = ${botId} and user_id = ${userId}`.execute(trx)
     await sql`delete from conversation_state where bot_id = ${botId} and chat_id = ${userId}`.execute(trx)
+    // Messages held for a choice of consultation never made (issue 26) hold the client's words whole.
+    await sql`delete from held_message where bot_id = ${botId} and user_id = ${userId}`.execute(trx)
+    await sql`delete from client_route where bot_id = ${botId} and user_id = ${userId}`.execute(trx)
     // Stored updates already handled: their private chat, and the staff's messages in their topics (the answers).
     // Their private chat, and their updates without a chat (a pre-checkout query, keyed by the sender).
     const keys = [String(userId), `u${userId}`]

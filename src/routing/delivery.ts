@@ -12,6 +12,7 @@ import type { Deps } from '../deps'
 import { errorSummary } from '../jobs/jobs'
 import { consultationView, type DeskConsultationView } from '../orders/orders.repository'
 import { BudgetWait, PRIORITY_NORMAL, type SendContext, withSendContext } from '../telegram/budget'
+import { sendForConsultation } from '../telegram/client-threads'
 import { notify } from '../telegram/notify'
 import { floodDecision, inDigestText } from './antiflood'
 import { recordClientBlocked } from './blocked'
@@ -464,26 +465,32 @@ class LaneRun implements LaneScope {
     return this.deps.budget.othersWaiting(this.v.bot_id, staffChatOf(this.desk, this.v), this.lane)
   }
 
-  private async sendOut(batch: Item[]): Promise<void> {
+  /** To the client: into the consultation's topic of their private chat when it has a usable one (issue 26). */
+  private sendOut(batch: Item[]): Promise<void> {
+    return sendForConsultation(this.db, this.v.id, (thread) => this.sendOutTo(batch, thread))
+  }
+
+  private async sendOutTo(batch: Item[], thread: number | undefined): Promise<void> {
     const head = batch[0]!
     const chat = this.v.user_id
     if (head.kind === 'note' || head.kind === 'text') {
       const { text, entities } = this.render(head)
       const reply = await replyTo(this, head, chat)
       const m = await this.api.sendMessage(chat, text, {
+        ...(thread !== undefined ? { message_thread_id: thread } : {}),
         ...(entities ? { entities } : {}),
         ...(reply ? { reply_parameters: reply } : {}),
         link_preview_options: { is_disabled: true },
       })
       await markSent(this.db, head.id, {
         chatId: chat,
-        threadId: null,
+        threadId: thread ?? null,
         messageId: m.message_id,
         version: head.version,
       })
       return
     }
-    await copy(this, batch, chat, undefined)
+    await copy(this, batch, chat, thread)
   }
 
   private render(item: Item): { text: string; entities?: MessageEntity[]; markup?: InlineKeyboardMarkup } {

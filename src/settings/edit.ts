@@ -9,6 +9,7 @@ import {
   SettingsInvalid,
   type SettingsIssue,
 } from './settings'
+import type { SettingsSource } from './settings.tables'
 
 /**
  * One edit from Telegram (/settings, src/bot/features/settings): the change made with the version the editor saw,
@@ -43,9 +44,11 @@ export async function editDesk(
   userId: number,
   expectedVersion: number,
   edit: Edit,
+  /** Where the editor is: the chat's /settings, or the dashboard's settings pages (recorded in the audit row). */
+  source: Extract<SettingsSource, 'telegram' | 'dashboard'> = 'telegram',
 ): Promise<EditOutcome> {
   try {
-    const settings = await changeDesk(db, botId, { userId, source: 'telegram' }, expectedVersion, (doc) => {
+    const settings = await changeDesk(db, botId, { userId, source }, expectedVersion, (doc) => {
       if (!isDeskAdmin(doc, userId)) throw new Forbidden()
       if (edit(doc) === 'gone') throw new Gone()
     })

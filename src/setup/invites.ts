@@ -30,8 +30,11 @@ export async function createInvite(
   role: 'expert' | 'admin',
   uses: number,
   lang: string,
-  /** The /invite update: claimed with the invite, so a redelivered update makes no second link. */
-  updateId: number,
+  /**
+   * The /invite update: claimed with the invite, so a redelivered update makes no second link. Undefined for the
+   * dashboard's button (an HTTP request, not an update: the page sends it once per press).
+   */
+  updateId: number | undefined,
   /** The bot's username, for the link (t.me/<bot>?start=<code>). */
   botUsername: string,
 ): Promise<CreateInviteOutcome> {
@@ -40,7 +43,7 @@ export async function createInvite(
   if (!Number.isInteger(uses) || uses < 1 || uses > MAX_USES) return { ok: false, reason: 'uses' }
   const code = newCode(INVITE_PREFIX)
   const row = await deps.jobs.transaction(deps.db, async (trx, outbox) => {
-    if (!(await claimUpdate(trx, desk.botId, updateId))) return undefined
+    if (updateId !== undefined && !(await claimUpdate(trx, desk.botId, updateId))) return undefined
     const r = await trx
       .insertInto('staff_invite')
       .values({

@@ -1,6 +1,6 @@
 import type { DeskRuntime } from '../config/load'
 import type { Db } from '../db/database'
-import { changeDeskIn, committed, SettingsInvalid } from '../settings/settings'
+import { changeDeskIn, committed, SettingsConflict, SettingsInvalid } from '../settings/settings'
 import {
   isOwner,
   ownerOf,
@@ -48,7 +48,7 @@ export type StaffAction = 'admin' | 'expert' | 'remove'
 
 export type StaffChangeOutcome =
   | { ok: true; name: string; action: StaffAction }
-  | { ok: false; reason: 'owner-only' | 'is-owner' | 'not-staff' | 'invalid'; detail?: string }
+  | { ok: false; reason: 'owner-only' | 'is-owner' | 'not-staff' | 'invalid' | 'conflict'; detail?: string }
 
 class Refused extends Error {
   constructor(readonly reason: 'owner-only' | 'is-owner' | 'not-staff') {
@@ -62,11 +62,14 @@ export async function changeStaff(
   by: number,
   target: number,
   action: StaffAction,
+  /** The dashboard's staff page: its source for the audit, and the settings version the page showed. */
+  opts: { source?: 'telegram' | 'dashboard'; expectedVersion?: number } = {},
 ): Promise<StaffChangeOutcome> {
   let name = ''
   try {
+    const actor = { userId: by, source: opts.source ?? 'telegram' }
     const changed = await db.transaction().execute((trx) =>
-      changeDeskIn(trx, botId, { userId: by, source: 'telegram' }, 'any', (doc) => {
+      changeDeskIn(trx, botId, actor, opts.expectedVersion ?? 'any', (doc) => {
         if (!isOwner(doc, by)) throw new Refused('owner-only')
         const role = roleOf(doc, target)
         if (role === undefined) throw new Refused('not-staff')
@@ -81,6 +84,7 @@ export async function changeStaff(
     return { ok: true, name, action }
   } catch (e) {
     if (e instanceof Refused) return { ok: false, reason: e.reason }
+    if (e instanceof SettingsConflict) return { ok: false, reason: 'conflict' }
     if (e instanceof SettingsInvalid)
       return {
         ok: false,

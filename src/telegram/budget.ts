@@ -99,6 +99,20 @@ export function withSendContext<T>(ctx: SendContext, fn: () => Promise<T>): Prom
   return context.run(ctx, fn)
 }
 
+/**
+ * Runs fn's Telegram calls without ever waiting for a budget: a call whose chat (or the bot) has no room right now
+ * throws BudgetWait at once, before anything is claimed or sent, and this returns 'skipped'. For updates that may be
+ * left out (a streamed draft's next text: the following one carries it), never for a message that must arrive.
+ */
+export async function unlessBusy<T>(lane: string, fn: () => Promise<T>): Promise<T | 'skipped'> {
+  try {
+    return await withSendContext({ lane, priority: PRIORITY_NORMAL, maxWaitSeconds: 0 }, fn)
+  } catch (err) {
+    if (err instanceof BudgetWait) return 'skipped'
+    throw err
+  }
+}
+
 /** Calls that put a message (or a service message) into a chat: against the bot's and the chat's budget. */
 const CHAT_METHODS = new Set([
   'sendMessage',
@@ -118,6 +132,8 @@ const CHAT_METHODS = new Set([
   'sendInvoice',
   'sendPaidMedia',
   'sendMediaGroup',
+  // A streamed draft's update (private chats only): counted like a message into that chat.
+  'sendMessageDraft',
   'copyMessage',
   'copyMessages',
   'forwardMessage',

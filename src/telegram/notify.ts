@@ -5,6 +5,7 @@ import type { Outbox } from '../jobs/jobs'
 import { defineQueue } from '../jobs/queue'
 import { metrics } from '../metrics'
 import { isBlocked } from './api'
+import { recordConsultationMessage, sendForConsultation } from './client-threads'
 import { recordSent, sentBefore } from './outbound'
 
 /**
@@ -21,10 +22,20 @@ export interface Notification {
   /** Extra lines rendered after the main text, each a key with parameters. */
   more?: { key: string; params?: Record<string, string | number> }[]
   replyMarkup?: InlineKeyboardMarkup
+  /**
+   * Buttons whose labels are message keys, rendered with the text when it is sent (for a caller that has no
+   * translator at hand, e.g. inside the refund's transaction); rows added after replyMarkup's.
+   */
+  buttons?: { key: string; params?: Record<string, string | number>; data: string }[][]
   /** Idempotency key: one message per key, however often the job runs. */
   dedupeKey: string
   /** 'payment': a payment or activation confirmation, sent by a queue of its own (notifyPaymentQueue). */
   lane?: 'payment'
+  /**
+   * A message to a client sent for one consultation (its receipt, its activation): it goes into the consultation's
+   * topic in the client's chat when there is one, and a reply to it goes to that consultation (client-threads.ts).
+   */
+  consultationId?: number
 }
 
 /**
@@ -62,17 +73,42 @@ export function renderNotification(deps: Deps, n: Notification): string {
   return parts.join('\n\n')
 }
 
+/** replyMarkup with the `buttons` rows rendered in the notification's language (undefined when there are none). */
+export function renderKeyboard(deps: Deps, n: Notification): InlineKeyboardMarkup | undefined {
+  if (!n.buttons?.length) return n.replyMarkup
+  return {
+    inline_keyboard: [
+      ...(n.replyMarkup?.inline_keyboard ?? []),
+      ...n.buttons.map((row) =>
+        row.map((b) => ({ text: deps.i18n.t(n.lang, b.key, b.params), callback_data: b.data })),
+      ),
+    ],
+  }
+}
+
 export async function handleNotify(deps: Deps, n: Notification): Promise<void> {
   if (await sentBefore(deps.db, n.dedupeKey)) return
+  const replyMarkup = renderKeyboard(deps, n)
   let messageId: number | null = null
   let outcome = 'sent'
   try {
-    const m = await deps.api(n.botId).sendMessage(n.chatId, renderNotification(deps, n), {
-      ...(n.threadId ? { message_thread_id: n.threadId } : {}),
-      ...(n.replyMarkup ? { reply_markup: n.replyMarkup } : {}),
-      link_preview_options: { is_disabled: true },
-    })
+    const text = renderNotification(deps, n)
+    const send = (thread: number | undefined) =>
+      deps.api(n.botId).sendMessage(n.chatId, text, {
+        ...(thread ? { message_thread_id: thread } : {}),
+        ...(replyMarkup ? { reply_markup: replyMarkup } : {}),
+        link_preview_options: { is_disabled: true },
+      })
+    const forClient = n.consultationId !== undefined && n.chatId > 0
+    const m = forClient ? await sendForConsultation(deps.db, n.consultationId!, send) : await send(n.threadId)
     messageId = m.message_id
+    if (forClient)
+      await recordConsultationMessage(deps.db, {
+        botId: n.botId,
+        chatId: n.chatId,
+        messageId,
+        consultationId: n.consultationId!,
+      })
   } catch (err) {
     // A client who blocked the bot: record it once and stop; retrying would loop forever.
     if (!isBlocked(err) || n.chatId < 0) {

@@ -190,7 +190,7 @@ const entries = (key: string) =>
   w.deps.db.selectFrom('waitlist_entry').selectAll().where('capacity_key', '=', key).orderBy('id').execute()
 
 describe('the waitlist of a full start', () => {
-  it('first come, first served: the first in line is told when a place frees; two clients, last place: one pays', async () => {
+  it('the first in line gets the freed place held for them; the second still waits, no place is free to anyone else', async () => {
     const p = await paidSlot('wl', W1)
     const sec = (d: Date) => Math.floor(d.getTime() / 1000)
     const [q1, q2] = [w.tg.user({ language_code: 'en' }), w.tg.user({ language_code: 'en' })]
@@ -207,7 +207,7 @@ describe('the waitlist of a full start', () => {
     await w.tg.push(TEST_BOT_ID, w.tg.callback(q1, `wl:join:wl:${sec(W1)}`))
     await w.tg.waitForSent(q1.id, /already on the waitlist .*number 1/)
 
-    // The paying client moves to W2: W1's place frees, q1 (first) is told, q2 still waits.
+    // The paying client moves to W2: W1's place frees and is held for q1 (first); q2 still waits.
     const moved = await moveStart(w.deps, w.t.desk, {
       orderId: p.o.orderId,
       userId: p.u.id,
@@ -215,19 +215,14 @@ describe('the waitlist of a full start', () => {
       updateId: 800_000_001,
     })
     expect(moved.ok).toBe(true)
-    await w.tg.waitForSent(q1.id, /A place has freed up for “Tariff wl”/)
+    await w.tg.waitForSent(q1.id, /A place has freed up for “Tariff wl” .* held for you until/)
     const key = accountForSlot(w.t.desk, findTariff(w.t.desk, 'wl')!, W1).key
     expect((await entries(key)).map((e) => [e.user_id, e.state])).toEqual([
       [q1.id, 'notified'],
       [q2.id, 'waiting'],
     ])
     expect(w.tg.sentTo(q2.id).filter((m) => /freed up/.test(String(m.text)))).toHaveLength(0)
-
-    // Both want the last place at once: the ledger's lock at pre-checkout lets exactly one through.
-    const o1 = await buy(w, q1, 'wl', W1)
-    const o2 = await buy(w, q2, 'wl', W1)
-    const answers = await Promise.all([preCheckout(w, q1, o1), preCheckout(w, q2, o2)])
-    expect(answers.filter((a) => a.ok)).toHaveLength(1)
+    expect(await free('wl', W1)).toBe(0)
   })
 
   it('two places freed at once tell two different clients, each once', async () => {
@@ -252,10 +247,11 @@ describe('the waitlist of a full start', () => {
     const key = accountForSlot(w.t.desk, findTariff(w.t.desk, 'wl2')!, V1).key
     expect((await entries(key)).map((e) => e.state)).toEqual(['notified', 'notified', 'waiting'])
     for (const u of waiting.slice(0, 2)) await w.tg.waitForSent(u.id, /A place has freed up/)
-    expect(await free('wl2', V1)).toBe(2)
+    // Both places are held for the two told clients.
+    expect(await free('wl2', V1)).toBe(0)
   })
 
-  it('a held place that lapses unpaid tells the first waiting client (the order sweeper)', async () => {
+  it('a checkout hold that lapses unpaid holds the place for the first waiting client (the order sweeper)', async () => {
     const holder = w.tg.user({ language_code: 'en' })
     const o = await buy(w, holder, 'wl', W3)
     expect((await preCheckout(w, holder, o)).ok).toBe(true)
@@ -269,7 +265,7 @@ describe('the waitlist of a full start', () => {
       .execute()
     await sweepOrders(w.deps)
     await w.tg.waitForSent(q.id, /A place has freed up/)
-    expect(await free('wl', W3)).toBe(1)
+    expect(await free('wl', W3)).toBe(0)
   })
 })
 

@@ -4,10 +4,14 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { editDesk } from '../../src/settings/edit'
+import { readDesk } from '../../src/settings/settings'
+import { setOwnName } from '../../src/setup/staff-admin'
 import { buildDashboardWeb } from '../../web/build'
 import { launchHash, signInitData, tamper } from '../support/dashboard'
 import { type DashboardSeed, seedDashboard } from '../support/dashboard-seed'
 import { ADMIN_ID, type DeskWorld, EXPERT_ID, startDeskWorld, TEST_BOT_ID } from '../support/fixtures'
+import { buy } from './payments-support'
 
 /**
  * The dashboard in a real browser: Debian's Chromium (headless, driven by playwright-core), a phone-sized screen,
@@ -66,6 +70,9 @@ beforeAll(async () => {
     expert: EXPERT_ID,
     user: (init) => w.tg.user(init),
   })
+  // Staff are named (the page names them, never "expert 900002").
+  await setOwnName(w.deps.db, TEST_BOT_ID, EXPERT_ID, 'Эдуард Морозов')
+  await setOwnName(w.deps.db, TEST_BOT_ID, ADMIN_ID, 'Ada Lovelace')
   base = `http://127.0.0.1:${w.t.app.httpPort}`
   browser = await chromium.launch({
     executablePath: CHROMIUM,
@@ -123,13 +130,40 @@ describe('the dashboard in Chromium', () => {
       expect(c.points, c.name).toBeGreaterThan(0)
       expect(c.painted, c.name).toBeGreaterThan(500)
     }
+    // Count axes tick in whole numbers; the revenue axis, which refunds take below 0, has a tick at 0.
+    const ticks = await page.$$eval('canvas[data-chart]', (cs) =>
+      Object.fromEntries(
+        cs.map((c: any) => [c.dataset.chart, JSON.parse(c.dataset.ticks) as Record<string, number[]>]),
+      ),
+    )
+    for (const [chart, axis] of [
+      ['states', 'x'],
+      ['refusals', 'x'],
+      ['sla', 'y'],
+      ['drafts', 'y'],
+      ['revenue', 'y'],
+    ] as const) {
+      expect(ticks[chart]![axis]!.length, chart).toBeGreaterThan(1)
+      expect(ticks[chart]![axis]!.every(Number.isInteger), `${chart}: ${ticks[chart]![axis]}`).toBe(true)
+    }
+    expect(Math.min(...ticks.revenue!.y!)).toBeLessThan(0)
+    expect(ticks.revenue!.y).toContain(0)
     // 30 days x (paid, refunded, net).
     expect(charts.find((c) => c.name === 'revenue')!.points).toBe(90)
     const paid = seed.consultations.reduce((a, c) => a + c.price, 0)
     await expect
       .poll(() => page.locator('[data-kpi="paid"] .kpi-value').textContent())
       .toBe(`${paid.toLocaleString('en-GB')} ⭐`)
-    expect(await page.locator('[data-empty="ratings"]').textContent()).toContain('No ratings yet')
+    expect(await page.locator('[data-empty="ratings"]').textContent()).toBe(
+      'No ratings in this period: clients are asked to rate each consultation when it ends.',
+    )
+    // Each median is written out (one of answers given outside hours is 0, with no bar to read), by name.
+    expect(
+      await page.locator(`[data-section="experts"] li[data-expert="${EXPERT_ID}"]`).textContent(),
+    ).toMatch(/^Эдуард Морозов: median (\d+ h )?\d+ min, answers: \d+$/)
+    expect(await page.locator('[data-section="experts"] canvas').getAttribute('aria-label')).toBe(
+      'Median first response, business minutes',
+    )
     expect(await page.locator('[data-section="refusals"] canvas').getAttribute('aria-label')).toBe(
       'Refusals by reason',
     )
@@ -166,8 +200,51 @@ describe('the dashboard in Chromium', () => {
     expect(await page.locator('[data-section="transcript"] pre').textContent()).toContain(
       'Репликация базы данных PostgreSQL',
     )
-    expect(await page.locator('[data-section="timeline"] li[data-event="answer"]').count()).toBe(2)
+    const answers = await page.locator('[data-section="timeline"] li[data-event="answer"]').allTextContents()
+    expect(answers).toHaveLength(2)
+    expect(answers[0]).toMatch(/Question 1 answered by Эдуард Морозов, in time$/)
+    expect(await page.locator('[data-sla]').textContent()).toBe('SLA: an answer within 4 business hours')
+    const route = await w.deps.db
+      .selectFrom('desk_route')
+      .select(['support_chat_id', 'message_thread_id'])
+      .where('consultation_id', '=', seed.searchable.consultationId)
+      .executeTakeFirstOrThrow()
+    expect(await page.locator('a[data-topic-link]').getAttribute('href')).toBe(
+      `https://t.me/c/${String(route.support_chat_id).slice(4)}/${route.message_thread_id}`,
+    )
+    const transcript = (await page.locator('[data-section="transcript"] pre').textContent()) ?? ''
+    expect(transcript).toMatch(/\] Client: Репликация базы данных/)
+    expect(transcript).toMatch(/\] Эдуард Морозов: /)
+    expect(transcript).not.toMatch(/\] You:/)
+    expect(transcript.trimEnd().split('\n').pop()).toMatch(/^End of transcript\. The consultation ended \d/)
+    const payment = seed.consultations.find((c) => c.id === seed.searchable.consultationId)!.paymentId
+    expect(await page.locator(`li[data-payment="${payment}"] .item-head b`).textContent()).toBe(
+      `Payment #${payment}`,
+    )
     await shot(page, 'consultation')
+    await page.close()
+  })
+
+  it("an active consultation's transcript ends saying it is still active, and until when", async () => {
+    const active = seed.consultations.find((c) => c.state === 'active')!
+    // The seeded windows are days old (the app's lifecycle closes them as it runs): this one runs until tomorrow.
+    const until = new Date(Date.now() + 24 * 3600_000)
+    await w.deps.db
+      .updateTable('consultation')
+      .set({ state: 'active', access_until: until, closed_at: null })
+      .where('id', '=', active.id)
+      .execute()
+    const page = await open(initData(ADMIN_ID))
+    await page.click('[data-tab="consultations"]')
+    await page.locator(`li[data-consultation="${active.id}"] button`).click()
+    const pre = page.locator('[data-page="consultation"] [data-section="transcript"] pre')
+    await pre.waitFor()
+    const last = ((await pre.textContent()) ?? '').trimEnd().split('\n').pop()
+    expect(await page.locator('[data-section="card"] .badge').textContent()).toBe('active')
+    expect(last).toMatch(
+      /^The consultation is still active: its window ends \d{1,2} \w{3} \d{4}, \d{2}:\d{2}/,
+    )
+    await shot(page, 'consultation-active')
     await page.close()
   })
 
@@ -225,6 +302,55 @@ describe('the dashboard in Chromium', () => {
     await page.close()
   })
 
+  it('settings: an admin changes a price in the page and the next invoice is at that price', async () => {
+    const page = await open(initData(ADMIN_ID))
+    await page.click('[data-tab="settings"]')
+    const price = page.locator('form[data-field="tariff:quick:priceStars"]')
+    await price.waitFor()
+    // Bad input first: refused naming the field, nothing written.
+    const v = (await readDesk(w.deps.db, TEST_BOT_ID))!.version
+    await price.locator('input').fill('lots')
+    await price.locator('button[type="submit"]').click()
+    await page.locator('[data-settings-notice="invalid"]').waitFor()
+    expect(await page.locator('[data-settings-notice]').textContent()).toBe(
+      'Price, ⭐ was not accepted: expected a whole number.',
+    )
+    expect((await readDesk(w.deps.db, TEST_BOT_ID))!.version).toBe(v)
+    await price.locator('input').fill('333')
+    await price.locator('button[type="submit"]').click()
+    await page.locator('[data-settings-notice="done"]').waitFor()
+    expect(
+      (await readDesk(w.deps.db, TEST_BOT_ID))!.doc.tariffs.find((t) => t.code === 'quick')!.priceStars,
+    ).toBe(333)
+    const client = w.tg.user({ first_name: 'Nora', language_code: 'en' })
+    expect((await buy(w, client, 'quick')).amount).toBe(333)
+    await shot(page, 'settings')
+    await page.close()
+  })
+
+  it('settings: a stale page is told the value now, and shows the current settings', async () => {
+    const page = await open(initData(ADMIN_ID))
+    await page.click('[data-tab="settings"]')
+    const price = page.locator('form[data-field="tariff:quick:priceStars"]')
+    await price.waitFor()
+    const v = Number(await page.locator('[data-page="settings"]').getAttribute('data-version'))
+    // Another admin saves first (the chat's own service).
+    const other = await editDesk(w.deps.db, TEST_BOT_ID, ADMIN_ID, v, (doc) => {
+      doc.tariffs.find((t) => t.code === 'quick')!.priceStars = 444
+    })
+    expect(other.status).toBe('done')
+    await price.locator('input').fill('555')
+    await price.locator('button[type="submit"]').click()
+    await page.locator('[data-settings-notice="conflict"]').waitFor()
+    expect(await page.locator('[data-settings-notice]').textContent()).toContain('The value now: 444.')
+    await expect.poll(() => price.locator('input').inputValue()).toBe('444')
+    expect(
+      (await readDesk(w.deps.db, TEST_BOT_ID))!.doc.tariffs.find((t) => t.code === 'quick')!.priceStars,
+    ).toBe(444)
+    await shot(page, 'settings-conflict')
+    await page.close()
+  })
+
   it('forged launch data: "not authorised", and the API answered nothing but the status', async () => {
     const forged = tamper(initData(EXPERT_ID), 'user', JSON.stringify({ id: ADMIN_ID, language_code: 'en' }))
     const page = await context.newPage()
@@ -248,6 +374,7 @@ describe('the dashboard in Chromium', () => {
     await page.locator('canvas[data-chart="sla"][data-points]').waitFor()
     expect(await page.locator('[data-tab="overview"]').textContent()).toBe('Обзор')
     expect(await page.locator('[data-tab="payments"]').count()).toBe(0)
+    expect(await page.locator('[data-tab="settings"]').count()).toBe(0)
     expect(await page.locator('canvas[data-chart="revenue"]').count()).toBe(0)
     await shot(page, 'expert-ru')
     await page.close()

@@ -176,6 +176,16 @@ describe('inbox', () => {
       { chat: String(chat), key: 'intake-parked' },
       { chat: String(desk.staffChatId), key: 'intake-parked-staff' },
     ])
+    // And each admin privately, once (issue 25): one private_alert row, one job per admin.
+    const alerts = await sql<{ chat: string }>`
+      select data->>'chatId' as chat from pgboss.job
+        where name = 'tg.notify' and data->>'key' = 'alert-parked'
+          and data->>'dedupeKey' like ${`alert:${TEST_BOT_ID}:parked:${poison.update_id}:%`}
+        order by 1`.execute(t.db)
+    expect(alerts.rows).toEqual(
+      desk.staff.admins.map((a) => ({ chat: String(a) })).sort((a, b) => a.chat.localeCompare(b.chat)),
+    )
+    expect(desk.staff.admins.length).toBeGreaterThan(0)
   })
 
   it('takes payments first when several chats wait', async () => {

@@ -43,6 +43,8 @@ async function seed(old: number, fresh: number, base: number) {
       select ${BOT}, u, '{}'::jsonb, now() - ${month}::interval from unnest(${list}::bigint[]) u`.execute(
       t.db,
     )
+    await sql`insert into private_alert (bot_id, alert_key, created_at)
+      select ${BOT}, 'k:' || u, now() - ${month}::interval from unnest(${list}::bigint[]) u`.execute(t.db)
     await sql`insert into refusal_told (bot_id, chat_id, topic, told_at)
       select ${BOT}, u, 'no_consultation:-', now() - ${age}::interval
         from unnest(${list}::bigint[]) u`.execute(t.db)
@@ -57,11 +59,16 @@ async function seed(old: number, fresh: number, base: number) {
 async function counts(base: number) {
   const out: Record<string, number> = {}
   for (const r of RETENTION) {
-    const key = ['outbound_message', 'conversation_state', 'refusal_told'].includes(r.table)
-      ? 'chat_id'
-      : 'update_id'
+    const key =
+      r.table === 'private_alert'
+        ? sql`substr(alert_key, 3)::bigint`
+        : sql.ref(
+            ['outbound_message', 'conversation_state', 'refusal_told'].includes(r.table)
+              ? 'chat_id'
+              : 'update_id',
+          )
     const x = await sql<{ n: number }>`select count(*)::int as n from ${sql.table(r.table)}
-      where ${sql.ref(key)} between ${base} and ${base + 600_000}`.execute(t.db)
+      where ${key} between ${base} and ${base + 600_000}`.execute(t.db)
     out[r.table] = x.rows[0]!.n
   }
   return out
@@ -78,6 +85,7 @@ describe('retention', () => {
       outbound_message: 20,
       conversation_state: 20,
       refusal_told: 20,
+      private_alert: 20,
     })
     expect(await counts(base)).toEqual({
       processed_update: 9,
@@ -85,6 +93,7 @@ describe('retention', () => {
       outbound_message: 9,
       conversation_state: 9,
       refusal_told: 9,
+      private_alert: 9,
     })
     await pruneOnce(t.db, RETENTION, { batch: 10, maxBatches: 2 })
     expect(await counts(base)).toEqual({
@@ -93,6 +102,7 @@ describe('retention', () => {
       outbound_message: 4,
       conversation_state: 4,
       refusal_told: 4,
+      private_alert: 4,
     })
     const states = await sql<{ state: string }>`select state from inbox_update
       where update_id >= ${base + 500_000} order by update_id`.execute(t.db)
@@ -127,6 +137,7 @@ describe('retention', () => {
         outbound_message: 1,
         conversation_state: 1,
         refusal_told: 1,
+        private_alert: 1,
       })
     } finally {
       await jobs.stop()

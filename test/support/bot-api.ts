@@ -257,6 +257,7 @@ export const TgErrors = {
   kicked: err(403, 'Forbidden: bot was kicked from the supergroup chat'),
   chatNotFound: err(400, 'Bad Request: chat not found'),
   threadNotFound: err(400, 'Bad Request: message thread not found'),
+  botForumCreateForbidden: err(400, 'Bad Request: BOT_FORUM_CREATE_FORBIDDEN'),
   topicClosed: err(400, 'Bad Request: TOPIC_CLOSED'),
   topicDeleted: err(400, 'Bad Request: TOPIC_DELETED'),
   topicNotModified: err(400, 'Bad Request: TOPIC_NOT_MODIFIED'),
@@ -477,6 +478,12 @@ interface BotState {
   commands: Map<string, BotCommand[]>
   queries: Map<string, { kind: 'callback' | 'pre_checkout'; pushedAt: number; answered: boolean }>
   dropped: Update[]
+  /**
+   * Topics in private chats (Bot API 9.3+): off (getMe has_topics_enabled false; a private chat has no topics),
+   * on, or broken as Telegram's rollouts have broken them (getMe still says enabled, but createForumTopic in a
+   * private chat fails BOT_FORUM_CREATE_FORBIDDEN and a send with message_thread_id fails "message thread not found").
+   */
+  privateTopics: 'off' | 'on' | 'broken'
 }
 
 interface Rule {
@@ -1591,6 +1598,30 @@ export class BotApiStandIn {
     return this.botState(toBotId(bot)).info
   }
 
+  /**
+   * Topics in the bot's private chats (Bot API 9.3+): 'on' sets getMe's has_topics_enabled and lets
+   * createForumTopic(user id) make topics there; 'broken' keeps has_topics_enabled true but refuses both as
+   * Telegram's rollouts have (BOT_FORUM_CREATE_FORBIDDEN, "message thread not found"); 'off' is the default.
+   */
+  setPrivateTopics(bot: BotRef, mode: 'off' | 'on' | 'broken'): void {
+    const b = this.botState(toBotId(bot))
+    b.privateTopics = mode
+    b.info = { ...b.info, has_topics_enabled: mode !== 'off' }
+  }
+
+  /** The topics of a private chat the bot created (name and thread id). */
+  privateTopicsOf(chatId: number): { threadId: number; name: string }[] {
+    return [...(this.chats.get(chatId)?.topics.values() ?? [])].map((t) => ({
+      threadId: t.message_thread_id,
+      name: t.name,
+    }))
+  }
+
+  /** A client's message written in a topic of their private chat with the bot. */
+  privateTopicText(user: User, threadId: number, text: string, extra: MessageExtra = {}): MessageUpdateDraft {
+    return this.privateText(user, text, { message_thread_id: threadId, is_topic_message: true, ...extra })
+  }
+
   setBotInfo(bot: BotRef, info: Partial<UserFromGetMe>): void {
     const b = this.botState(toBotId(bot))
     b.info = { ...b.info, ...info, id: b.id, is_bot: true }
@@ -2252,6 +2283,7 @@ export class BotApiStandIn {
         starTransactions: [],
         refunded: new Set(),
         starSubscriptions: new Map(),
+        privateTopics: 'off',
         commands: new Map(),
         queries: new Map(),
         dropped: [],
@@ -2787,9 +2819,20 @@ export class BotApiStandIn {
         return this.send(b, p, c, content, i > 0)
       })
     })
+    // Streams a partial message into a private chat (Bot API: chat_id a private chat, draft_id non-zero, text
+    // 0-4096 characters after entities parsing; an ephemeral preview, stored nowhere). Recorded like every call.
+    this.on('sendMessageDraft', (b, p) => {
+      const cs = this.targetChat(b, p.chat_id)
+      if (cs.id <= 0) badRequest('TEXTDRAFT_PEER_INVALID')
+      const draftId = Number(p.draft_id)
+      if (!Number.isInteger(draftId) || draftId === 0) badRequest('draft_id must be non-zero')
+      const f = formatText(String(p.text ?? ''), p.parse_mode, p.entities)
+      if (f.text.length > 4096) fail(TgErrors.textTooLong)
+      return true
+    })
     this.on('sendChatAction', (b, p) => {
       const cs = this.targetChat(b, p.chat_id)
-      this.checkThread(cs, p.message_thread_id)
+      this.checkThread(cs, p.message_thread_id, b)
       return true
     })
 
@@ -2887,8 +2930,9 @@ export class BotApiStandIn {
     // forum topics
     this.on('createForumTopic', (b, p) => {
       const chatId = Number(p.chat_id)
-      if (chatId > 0) fail(TgErrors.notAForum)
-      const cs = this.chatState(chatId)
+      if (chatId > 0 && b.privateTopics === 'off') fail(TgErrors.notAForum)
+      if (chatId > 0 && b.privateTopics === 'broken') fail(TgErrors.botForumCreateForbidden)
+      const cs = chatId > 0 ? this.targetChat(b, chatId) : this.chatState(chatId)
       const name = String(p.name ?? '')
       if (name.length < 1 || name.length > 128) badRequest('TOPIC_TITLE_EMPTY')
       const t = this.newTopic(
@@ -3097,10 +3141,12 @@ export class BotApiStandIn {
     return cs
   }
 
-  private checkThread(cs: ChatState, rawThread: unknown): number | undefined {
+  private checkThread(cs: ChatState, rawThread: unknown, b?: BotState): number | undefined {
     if (rawThread === undefined || rawThread === null || rawThread === '') return undefined
     const thread = Number(rawThread)
     const t = cs.topics.get(thread)
+    // A private chat has only the topics the bot created there, and none while private topics are off or broken.
+    if (cs.id > 0 && (!t || b?.privateTopics !== 'on')) fail(TgErrors.threadNotFound)
     if (t?.deleted) fail(TgErrors.threadNotFound)
     if (t?.closed) fail(TgErrors.topicClosed)
     return thread
@@ -3120,7 +3166,7 @@ export class BotApiStandIn {
       ? p.message_thread_id === undefined
         ? undefined
         : Number(p.message_thread_id)
-      : this.checkThread(cs, p.message_thread_id)
+      : this.checkThread(cs, p.message_thread_id, b)
     const replyId = p.reply_parameters?.message_id ?? p.reply_to_message_id
     const replyChat =
       p.reply_parameters?.chat_id === undefined ? cs.id : this.chatIdOf(p.reply_parameters.chat_id)
@@ -3133,7 +3179,7 @@ export class BotApiStandIn {
         replyTo = this.replyTarget(cs, target.message)
         if (thread === undefined && target.message.is_topic_message && target.message.message_thread_id) {
           thread = target.message.message_thread_id
-          if (!skipChecks) this.checkThread(cs, thread)
+          if (!skipChecks) this.checkThread(cs, thread, b)
         }
       }
     }

@@ -212,6 +212,19 @@ export async function seedDashboard(
       })
       .returning('id')
       .executeTakeFirstOrThrow()
+    // Its topic in the staff group (the page links into it).
+    await db
+      .insertInto('desk_route')
+      .values({
+        bot_id: desk.botId,
+        support_chat_id: desk.staffChatId!,
+        message_thread_id: 5000 + i,
+        consultation_id: c.id,
+        user_id: client.id,
+        topic_name: `${client.first_name} #${c.id}`,
+        created_at: created,
+      })
+      .execute()
     const charge = `seed-charge-${desk.botId}-${i + 1}`
     const payment = await db
       .insertInto('payment')

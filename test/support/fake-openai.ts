@@ -15,6 +15,13 @@ import type { Socket } from 'node:net'
  *
  * Scripted behaviours are used one per request, in order; after them `defaultBehaviour` applies (ok, with usage
  * computed from the request). Every request is recorded with its headers and parsed body.
+ *
+ * A request with `stream: true` is answered as OpenAI streams (server-sent events: one `chat.completion.chunk` per
+ * piece of the content, then the finish reason, then the usage chunk when `stream_options.include_usage`, then
+ * `data: [DONE]`). `chunks` splits the content (default: by words), `chunkDelayMs` paces them, and
+ *   ai.script({ kind: 'ok', chunks: ['a', 'b', 'c'], hangAfterChunks: true })
+ * sends the chunks and then neither finishes nor closes: the request's `closed` turns true when the client drops
+ * the connection (a Stop), which `waitForClosed(i)` waits for.
  */
 
 export interface FakeUsage {
@@ -32,6 +39,12 @@ export type Behaviour =
       requestId?: string
       /** Answer after this many milliseconds (a slow generation). */
       delayMs?: number
+      /** Streamed requests: the content's pieces, one chunk each (default: words with their spaces). */
+      chunks?: string[]
+      /** Streamed requests: the pause before each chunk. */
+      chunkDelayMs?: number
+      /** Streamed requests: after the chunks, stall (no finish, no usage) until the client closes. */
+      hangAfterChunks?: boolean
     }
   | { kind: 'error'; status: number; message?: string; requestId?: string; delayMs?: number }
   /** Never answers: the client times out (the request was received: it may have been billed). */
@@ -53,6 +66,10 @@ export interface RecordedRequest {
   raw: string
   at: number
   behaviour: Behaviour['kind']
+  /** The client closed the connection before the answer was complete (an abort). */
+  closed: boolean
+  /** Content chunks written to a streamed answer. */
+  chunksSent: number
 }
 
 export interface FakeOpenAI {
@@ -63,6 +80,8 @@ export interface FakeOpenAI {
   script(...b: Behaviour[]): void
   /** Resolves once at least `n` requests arrived (bounded). */
   waitForRequests(n: number, timeoutMs?: number): Promise<RecordedRequest[]>
+  /** Resolves once the client closed request `i`'s connection before its answer was complete (bounded). */
+  waitForClosed(i: number, timeoutMs?: number): Promise<RecordedRequest>
   reset(): void
   close(): Promise<void>
 }
@@ -101,7 +120,7 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
       return
     }
     const b = queue.shift() ?? state.defaultBehaviour
-    requests.push({
+    const rec: RecordedRequest = {
       method: req.method,
       path,
       headers: req.headers,
@@ -109,6 +128,13 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
       raw,
       at: Date.now(),
       behaviour: b.kind,
+      closed: false,
+      chunksSent: 0,
+    }
+    requests.push(rec)
+    res.on('close', () => {
+      if (!res.writableFinished) rec.closed = true
+      for (const w of waiters) w()
     })
     for (const w of waiters) w()
     if ((b.kind === 'ok' || b.kind === 'error') && b.delayMs)
@@ -128,6 +154,14 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
         res.write('{"id":"chatcmpl-stall",')
         return
       case 'garbage':
+        if (body?.stream) {
+          res.writeHead(200, {
+            'content-type': 'text/event-stream',
+            'x-request-id': `req_bad_${++responseCounter}`,
+          })
+          res.end('data: {"choices": [ not json\n\n')
+          return
+        }
         res.writeHead(200, {
           'content-type': 'application/json',
           'x-request-id': `req_bad_${++responseCounter}`,
@@ -164,6 +198,10 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
                 completion: Math.ceil(content.length / 4),
               })
         const id = ++responseCounter
+        if (body?.stream) {
+          await stream(res, rec, b, id, body, content, usage)
+          return
+        }
         res.writeHead(200, {
           'content-type': 'application/json',
           'x-request-id': b.requestId ?? `req_ok_${id}`,
@@ -198,6 +236,50 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
     }
   }
 
+  async function stream(
+    res: ServerResponse,
+    rec: RecordedRequest,
+    b: Extract<Behaviour, { kind: 'ok' }>,
+    id: number,
+    body: any,
+    content: string,
+    usage: FakeUsage | undefined,
+  ): Promise<void> {
+    res.writeHead(200, {
+      'content-type': 'text/event-stream',
+      'cache-control': 'no-cache',
+      'x-request-id': b.requestId ?? `req_ok_${id}`,
+    })
+    const base = {
+      id: `chatcmpl-${id}`,
+      object: 'chat.completion.chunk',
+      created: 0,
+      model: body?.model ?? 'x',
+    }
+    const send = (chunk: unknown) => res.write(`data: ${JSON.stringify(chunk)}\n\n`)
+    const pieces = b.chunks ?? content.match(/\S+\s*/g) ?? [content]
+    send({ ...base, choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }] })
+    for (const piece of pieces) {
+      if (b.chunkDelayMs) await new Promise((r) => setTimeout(r, b.chunkDelayMs))
+      if (rec.closed) return
+      send({ ...base, choices: [{ index: 0, delta: { content: piece }, finish_reason: null }] })
+      rec.chunksSent++
+    }
+    if (b.hangAfterChunks) return
+    send({ ...base, choices: [{ index: 0, delta: {}, finish_reason: b.finishReason ?? 'stop' }] })
+    if (usage && body?.stream_options?.include_usage)
+      send({
+        ...base,
+        choices: [],
+        usage: {
+          prompt_tokens: usage.prompt,
+          completion_tokens: usage.completion,
+          total_tokens: usage.prompt + usage.completion,
+        },
+      })
+    res.end('data: [DONE]\n\n')
+  }
+
   server.listen(0, '127.0.0.1')
   await once(server, 'listening')
   const addr = server.address()
@@ -227,6 +309,26 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
         const timer = setTimeout(() => {
           cleanup()
           reject(new Error(`fake OpenAI: ${requests.length} of ${n} requests after ${timeoutMs} ms`))
+        }, timeoutMs)
+        const cleanup = () => {
+          clearTimeout(timer)
+          waiters.delete(check)
+        }
+        waiters.add(check)
+        check()
+      })
+    },
+    waitForClosed(i, timeoutMs = 15_000) {
+      return new Promise((resolve, reject) => {
+        const check = () => {
+          if (requests[i]?.closed) {
+            cleanup()
+            resolve(requests[i]!)
+          }
+        }
+        const timer = setTimeout(() => {
+          cleanup()
+          reject(new Error(`fake OpenAI: request ${i} still open after ${timeoutMs} ms`))
         }, timeoutMs)
         const cleanup = () => {
           clearTimeout(timer)

@@ -33,6 +33,9 @@ describe('drafting provider (openai SDK, retries off)', () => {
   beforeAll(async () => {
     ai = await startFakeOpenAI()
     llm = createLlmClient({ baseUrl: ai.baseUrl, apiKey: KEY, timeoutMs: 400 })
+    // One call first, with a long deadline: the SDK's first streamed call loads its code, which on a loaded
+    // machine alone can take longer than the short deadline the tests below use for hanging providers.
+    await createLlmClient({ baseUrl: ai.baseUrl, apiKey: KEY, timeoutMs: 30_000 }).complete(req())
   })
   afterAll(() => ai?.close())
   beforeEach(() => ai.reset())
@@ -52,6 +55,37 @@ describe('drafting provider (openai SDK, retries off)', () => {
     expect(q!.headers['idempotency-key']).toBe('draft:1:2:3')
     expect(q!.body).toMatchObject({ model: 'm1', max_tokens: 123 })
     expect(q!.body.max_completion_tokens).toBeUndefined()
+  })
+
+  it('streamed: the text so far after every chunk; the last chunk’s usage', async () => {
+    ai.script({ kind: 'ok', chunks: ['a', 'b', 'c'], usage: { prompt: 5, completion: 3 } })
+    const seen: string[] = []
+    const r = await llm.complete(req({ onText: (t) => seen.push(t) }))
+    expect(seen).toEqual(['a', 'ab', 'abc'])
+    expect(r).toMatchObject({ kind: 'ok', text: 'abc', usage: { input: 5, output: 3 } })
+    expect(ai.requests[0]!.body).toMatchObject({ stream: true, stream_options: { include_usage: true } })
+  })
+
+  it('Stop mid-stream: stopped with the text and the chunks so far; the connection is closed', async () => {
+    ai.script({ kind: 'ok', chunks: ['one ', 'two '], hangAfterChunks: true })
+    const stop = new AbortController()
+    const slow = createLlmClient({ baseUrl: ai.baseUrl, apiKey: KEY, timeoutMs: 30_000 })
+    const r = await slow.complete(
+      req({
+        stop: stop.signal,
+        onText: (t) => {
+          if (t === 'one two ') stop.abort()
+        },
+      }),
+    )
+    expect(r).toMatchObject({ kind: 'stopped', text: 'one two ', chunks: 2 })
+    await ai.waitForClosed(0)
+  })
+
+  it('a stream that stalls after some chunks is unknown (it ran, it may be billed)', async () => {
+    ai.script({ kind: 'ok', chunks: ['x'], hangAfterChunks: true })
+    const r = await llm.complete(req())
+    expect(r).toMatchObject({ kind: 'unknown' })
   })
 
   it('max_completion_tokens for models configured so; usage not reported -> null', async () => {

@@ -7,6 +7,8 @@ export class ApiError extends Error {
   constructor(
     readonly status: number,
     readonly code: string,
+    /** The whole answer (a settings refusal carries the fields, a conflict the current settings). */
+    readonly body: unknown = {},
   ) {
     super(`${status} ${code}`)
   }
@@ -27,7 +29,7 @@ export function createApi(initData: string | undefined): Api {
       cache: 'no-store',
     })
     const body = (await res.json().catch(() => ({}))) as { error?: string }
-    if (!res.ok) throw new ApiError(res.status, body.error ?? 'error')
+    if (!res.ok) throw new ApiError(res.status, body.error ?? 'error', body)
     return body as T
   }
 }

@@ -55,7 +55,7 @@ export function palette(): Palette {
 /**
  * One Chart.js chart on a canvas. Drawn without animation (what the page shows is final at once, in a screenshot
  * too); the number of drawn elements is put on the canvas as data-points, so a test can tell an empty canvas from a
- * chart with its bars and points.
+ * chart with its bars and points, and the value axes' ticks as data-ticks.
  */
 export function ChartBox(props: {
   name: string
@@ -85,6 +85,14 @@ export function ChartBox(props: {
     } as ChartConfiguration)
     const points = chart.data.datasets.reduce((n, _d, i) => n + chart.getDatasetMeta(i).data.length, 0)
     canvas.dataset.points = String(points)
+    // The value axes' ticks, for the same reason (whole numbers on count axes, a 0 on the revenue axis).
+    canvas.dataset.ticks = JSON.stringify(
+      Object.fromEntries(
+        Object.entries(chart.scales)
+          .filter(([, scale]) => scale.type === 'linear')
+          .map(([id, scale]) => [id, scale.ticks.map((tick) => tick.value)]),
+      ),
+    )
     return () => chart.destroy()
   }, [props.config])
   return (
@@ -94,8 +102,22 @@ export function ChartBox(props: {
   )
 }
 
-/** Axes coloured for the theme. */
+/**
+ * Axes coloured for the theme. Values are counts or whole Stars: ticks are whole numbers (no "0.5 consultations"),
+ * and 0 is always a labelled tick with a stronger line, also when refunds take the axis below it.
+ */
 export function axes(p: Palette, extra: Record<string, unknown> = {}) {
-  const axis = { ticks: { color: p.hint }, grid: { color: p.grid } }
+  const grid = {
+    color: (c: { tick?: { value: number } }) => (c.tick?.value === 0 ? p.hint : p.grid),
+  }
+  const axis = { ticks: { color: p.hint, precision: 0 }, grid, afterBuildTicks: withZero }
   return { x: { ...axis }, y: { ...axis, beginAtZero: true }, ...extra }
+}
+
+/** Adds a tick at 0 to a value axis that spans it without one. */
+export function withZero(axis: { min: number; max: number; ticks: { value: number }[] }): void {
+  if (axis.min < 0 && axis.max > 0 && !axis.ticks.some((t) => t.value === 0)) {
+    axis.ticks.push({ value: 0 })
+    axis.ticks.sort((a, b) => a.value - b.value)
+  }
 }

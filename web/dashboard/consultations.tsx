@@ -6,7 +6,7 @@ import type {
   TimelineEventDto,
 } from '../../src/dashboard/dashboard.model'
 import { type Api, query } from './api'
-import { clientName, formatAt, staffName } from './format'
+import { clientName, formatAt, formatBusinessTime, staffName } from './format'
 import { type Lang, reasonText, type T } from './i18n'
 import { PaymentRow } from './payments'
 
@@ -236,12 +236,18 @@ export function ConsultationPage(props: {
               <dt>{t('window')}</dt>
               <dd>
                 {formatAt(d.card.startsAt, zone, lang)} — {formatAt(d.card.accessUntil, zone, lang)} ·{' '}
-                {t('sla-minutes', { n: d.card.slaMinutes })}
+                <span data-sla>
+                  {t('sla-line', { time: formatBusinessTime(d.card.slaMinutes, lang, t) })}
+                </span>
               </dd>
-              {d.card.topicThreadId !== null && (
+              {d.card.topicLink !== null && (
                 <>
                   <dt>{t('topic')}</dt>
-                  <dd>#{d.card.topicThreadId}</dd>
+                  <dd>
+                    <a href={d.card.topicLink} target="_blank" rel="noreferrer" data-topic-link>
+                      {t('topic-open')}
+                    </a>
+                  </dd>
                 </>
               )}
             </dl>

@@ -6,6 +6,7 @@ import { ConsultationPage, Consultations } from './consultations'
 import { type Lang, pickLang, translator } from './i18n'
 import { Overview } from './overview'
 import { Payments } from './payments'
+import { Settings } from './settings'
 import {
   type Launch,
   onBackButton,
@@ -18,9 +19,10 @@ import {
 import './styles.css'
 
 /**
- * The staff dashboard, a Telegram Mini App: three pages (overview, consultations, payments) and a consultation's
- * page, in the Telegram theme and the user's language. It holds no data of its own and no login: every request
- * carries the launch data Telegram signed, and the server decides what this user may see.
+ * The staff dashboard, a Telegram Mini App: four pages (overview, consultations, payments and settings, the last
+ * two for the owner and admins) and a consultation's page, in the Telegram theme and the user's language. It holds
+ * no data of its own and no login: every request carries the launch data Telegram signed, and the server decides
+ * what this user may see.
  */
 
 /** Telegram theme keys -> CSS variables (styles.css falls back to a light theme outside Telegram). */
@@ -45,7 +47,7 @@ function applyTheme(theme: Theme): void {
   }
 }
 
-type Tab = 'overview' | 'consultations' | 'payments'
+type Tab = 'overview' | 'consultations' | 'payments' | 'settings'
 
 function App(props: { launch: Launch }) {
   const { launch } = props
@@ -103,7 +105,9 @@ function App(props: { launch: Launch }) {
     )
 
   const tabs: Tab[] =
-    me.role === 'admin' ? ['overview', 'consultations', 'payments'] : ['overview', 'consultations']
+    me.role === 'admin'
+      ? ['overview', 'consultations', 'payments', 'settings']
+      : ['overview', 'consultations']
   return (
     <main data-role={me.role}>
       <header>
@@ -131,8 +135,10 @@ function App(props: { launch: Launch }) {
         <Overview api={api} me={me} t={t} lang={lang} themeKey={themeKey} />
       ) : tab === 'consultations' ? (
         <Consultations api={api} me={me} t={t} lang={lang} onOpen={setOpen} />
-      ) : (
+      ) : tab === 'payments' ? (
         <Payments api={api} me={me} t={t} lang={lang} launch={launch} />
+      ) : (
+        <Settings api={api} me={me} t={t} lang={lang} />
       )}
     </main>
   )

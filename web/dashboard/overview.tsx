@@ -148,14 +148,27 @@ export function Overview(props: { api: Api; me: MeDto; t: T; lang: Lang; themeKe
           <Section title={t('chart-sla')} name="sla" note={t('chart-sla-note')}>
             <ChartBox name="sla" label={t('chart-sla')} config={charts.sla} />
           </Section>
-          <Section title={t('chart-experts')} name="experts">
+          <Section title={t('chart-experts')} name="experts" note={t('experts-note')}>
             {data.experts.length ? (
-              <ChartBox
-                name="experts"
-                label={t('chart-experts')}
-                config={charts.experts}
-                height={60 + 28 * data.experts.length}
-              />
+              <>
+                <ChartBox
+                  name="experts"
+                  label={t('chart-experts')}
+                  config={charts.experts}
+                  height={60 + 28 * data.experts.length}
+                />
+                <ul class="list">
+                  {data.experts.map((e) => (
+                    <li key={e.staffId} data-expert={e.staffId}>
+                      {t('median-value', {
+                        name: staffName(me, t, e.staffId),
+                        n: e.answered,
+                        time: formatMinutes(e.medianMinutes, lang),
+                      })}
+                    </li>
+                  ))}
+                </ul>
+              </>
             ) : (
               <p class="hint">{t('no-data')}</p>
             )}
@@ -322,8 +335,16 @@ function buildCharts(d: OverviewDto, me: MeDto, t: T, lang: Lang) {
   const experts: ChartConfiguration = {
     type: 'bar',
     data: {
-      labels: d.experts.map((e) => `${staffName(me, t, e.staffId)} (${e.answered} ${t('answers')})`),
-      datasets: [{ label: '', data: d.experts.map((e) => e.medianMinutes), backgroundColor: p.accent }],
+      // The values are written out under the chart (a median of 0, answers outside working hours, has no bar).
+      labels: d.experts.map((e) => staffName(me, t, e.staffId)),
+      datasets: [
+        {
+          label: '',
+          data: d.experts.map((e) => e.medianMinutes),
+          backgroundColor: p.accent,
+          minBarLength: 3,
+        },
+      ],
     },
     options: horizontal,
   }

@@ -65,7 +65,7 @@ export function PaymentRow(props: {
   return (
     <li class="item" data-payment={p.id} data-refunded={p.refundedAt ? 'yes' : 'no'}>
       <div class="item-head">
-        <b>#{p.id}</b> {p.amount} ⭐ · {clientName(p.client)}
+        <b>{t('payment-no', { id: p.id })}</b> {p.amount} ⭐ · {clientName(p.client)}
         {p.refundedAt ? (
           <span class="badge state-revoked" data-status="refunded">
             {t('status-refunded', { at: formatAt(p.refundedAt, zone, lang) })}
@@ -80,9 +80,9 @@ export function PaymentRow(props: {
         {p.topUp && p.consultationId
           ? ` · ${t('topup-of', { id: p.consultationId, what: topUpWhat(t, lang, p.topUp) })}`
           : p.consultationId
-            ? ` · #${p.consultationId}`
+            ? ` · ${t('consultation-no', { id: p.consultationId })}`
             : ''}
-        {p.refundedBy ? ` · ${staffName(me, t, p.refundedBy)}` : ''}
+        {p.refundedBy ? ` · ${t('refunded-by', { who: staffName(me, t, p.refundedBy) })}` : ''}
       </div>
       {me.role === 'admin' && !p.refundedAt && !confirming && (
         <button type="button" class="danger" data-action="refund" onClick={() => setConfirming(true)}>

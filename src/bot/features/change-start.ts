@@ -1,11 +1,18 @@
 import { Composer, InlineKeyboard } from 'grammy'
 import { clientZone } from '../../clients/clients.service'
-import { type ChangeRefusal, cancelBeforeStart, moveOptions, moveStart } from '../../payments/change-start'
+import {
+  type ChangeRefusal,
+  cancelBeforeStart,
+  cancelCheck,
+  moveOptions,
+  moveStart,
+} from '../../payments/change-start'
 import { formatInstant } from '../../time/format'
 import type { BotContext } from '../context'
 
 /**
- * A scheduled start the client moves or cancels before its cut-off (src/payments/change-start.ts):
+ * A start the client moves or cancels before it begins (src/payments/change-start.ts; a move only for a scheduled
+ * start, a cancel also for an on_request one not started and an immediate one waiting for the desk's opening):
  * ord:mv:<order> (the free slots), ord:mvto:<order>:<epoch s> (move there), ord:cx:<order> (confirm),
  * ord:cxy:<order> (cancel with a refund). After the cut-off each answers why it is no longer possible.
  */
@@ -14,8 +21,10 @@ const priv = changeStartFeature.chatType('private')
 
 async function refused(ctx: BotContext, r: { code: ChangeRefusal | string; deadline?: Date }) {
   const zone = await clientZone(ctx.deps.db, ctx.desk, ctx.from!.id)
+  // A start with no fixed instant (an on_request one the client started) has no "possible until" to name.
+  const key = r.code === 'started' && !r.deadline ? 'change-refused-started-now' : `change-refused-${r.code}`
   const deadline = r.deadline ? formatInstant(r.deadline, zone, ctx.lang) : '—'
-  return ctx.answerCallbackQuery({ text: ctx.t(`change-refused-${r.code}`, { deadline }), show_alert: true })
+  return ctx.answerCallbackQuery({ text: ctx.t(key, { deadline }), show_alert: true })
 }
 
 priv.callbackQuery(/^ord:mv:(\d{1,15})$/, async (ctx) => {
@@ -57,7 +66,7 @@ priv.callbackQuery(/^ord:mvto:(\d{1,15}):(\d{1,12})$/, async (ctx) => {
 
 priv.callbackQuery(/^ord:cx:(\d{1,15})$/, async (ctx) => {
   const id = Number(ctx.match[1])
-  const r = await moveOptions(ctx.deps, ctx.desk, ctx.from.id, id)
+  const r = await cancelCheck(ctx.deps, ctx.desk, ctx.from.id, id)
   if (!r.ok) return refused(ctx, r)
   await ctx.answerCallbackQuery()
   await ctx.reply(ctx.t('change-cancel-confirm', { title: r.order.title, amount: r.order.price_stars }), {

@@ -3,7 +3,14 @@ import type { Message } from 'grammy/types'
 import { DateTime } from 'luxon'
 import { isStaffGroup } from '../../config/staff-groups'
 import { consultationOfTopic } from '../../consultations/desk.service'
-import { captureEdit, discardDraft, isEditingDraft, sendDraft, startEdit } from '../../drafting/actions'
+import {
+  captureEdit,
+  discardDraft,
+  isEditingDraft,
+  sendDraft,
+  startEdit,
+  stopDraft,
+} from '../../drafting/actions'
 import type { ActionResult, ReconcileResult } from '../../drafting/drafting.model'
 import { reconcileDraft, unknownDrafts } from '../../drafting/reconcile'
 import { refusalNote, requestDraft } from '../../drafting/request'
@@ -155,6 +162,29 @@ group.callbackQuery(/^dr:([sed]):(\d{1,15}):(\d{1,6})$/, async (ctx) => {
     (r.status === 'already' && r.state !== 'editing')
   )
     await ctx.editMessageReplyMarkup({ reply_markup: { inline_keyboard: [] } }).catch(() => {})
+})
+
+/**
+ * Stop on a draft being written: in the topic (the "Drafting #n" note) and in the requesting expert's private chat
+ * (the streamed draft's message). Only staff who may act on the draft's consultation; the service checks again under
+ * the draft's lock.
+ */
+draftingFeature.callbackQuery(/^dr:x:(\d{1,15})$/, async (ctx) => {
+  const t = (key: string, p?: Record<string, string | number>) =>
+    ctx.deps.i18n.t(ctx.desk.defaultLanguage, key, p)
+  const chat = ctx.chat
+  if (chat?.type !== 'private' && !isStaffGroup(ctx.desk, chat?.id)) return ctx.answerCallbackQuery()
+  const who = staffOf(ctx, { from: ctx.callbackQuery.from })
+  if (!who) return ctx.answerCallbackQuery({ text: t('drafting-cb-staff-only'), show_alert: true })
+  const r = await stopDraft(ctx.deps, ctx.desk, { draftId: Number(ctx.match[1]), staffId: who.id })
+  ctx.log.info({ draft_id: Number(ctx.match[1]), status: r.status }, 'draft stop')
+  const text =
+    r.status === 'done'
+      ? t('drafting-cb-stopped')
+      : r.status === 'already'
+        ? t(r.state === 'stopped' ? 'drafting-cb-already-stopped' : 'drafting-cb-finished')
+        : actionText(t, r, 'drafting-cb-stopped')
+  return ctx.answerCallbackQuery({ text, ...(r.status === 'done' ? {} : { show_alert: true }) })
 })
 
 function actionText(

@@ -1,15 +1,26 @@
 import { Composer, InlineKeyboard } from 'grammy'
 import { chooseClientZone, clientZone } from '../../clients/clients.service'
-import { clientOrders, consultationStatusLines } from '../../lifecycle/status'
+import { pick } from '../../config/load'
+import type { Db } from '../../db/database'
+import {
+  clientOrders,
+  clientPayments,
+  clientPlanPeriods,
+  consultationStatusLines,
+} from '../../lifecycle/status'
 import { changeDeadline } from '../../payments/change-start'
+import { findPlan } from '../../subscriptions/plans'
+import { cut, MESSAGE_TEXT_MAX } from '../../text'
 import { OFFERED_ZONES } from '../../time/client-time'
-import { formatInstant } from '../../time/format'
+import { formatDate, formatInstant } from '../../time/format'
 import type { BotContext } from '../context'
 
 /**
  * /status: the client's orders and consultations with their state and window (in the client's time zone; for a
  * started one also time left, appeals used and left, open appeals with their due times), with a Start button where
- * one applies, a transcript button for a finished one; the time zone choice (tz:menu, tz:set:<index>, /timezone).
+ * one applies, a Cancel button for a start not begun (src/payments/change-start.ts), a transcript button for a
+ * finished one; then, in a second message, the client's payments with their amounts and refunds and a support
+ * plan's periods, past ones included (issue 26); the time zone choice (tz:menu, tz:set:<index>, /timezone).
  */
 export const statusFeature = new Composer<BotContext>()
 const priv = statusFeature.chatType('private')
@@ -17,7 +28,8 @@ const priv = statusFeature.chatType('private')
 priv.command('status', async (ctx) => {
   const { deps, desk } = ctx
   const orders = await clientOrders(deps, desk, ctx.from.id, 10)
-  if (orders.length === 0)
+  const money = await moneyLines(ctx)
+  if (orders.length === 0 && money.length === 0)
     return ctx.reply(ctx.t('status-empty'), {
       reply_markup: new InlineKeyboard().text(ctx.t('btn-all-tariffs'), 'tf:list'),
     })
@@ -64,6 +76,15 @@ priv.command('status', async (ctx) => {
       kb.text(ctx.t('btn-start-order', { order: String(o.id) }), `ord:start:${o.id}`).row()
     if (o.state === 'paid_waiting' && o.needs_start_date)
       kb.text(ctx.t('btn-pick-start-order', { order: String(o.id) }), `ord:opts:${o.id}`).row()
+    // An on_request start not pressed yet, or an immediate one waiting for the desk's opening: cancel until it
+    // starts (the same refund path; checked again under the order's lock).
+    if (
+      o.state === 'paid_waiting' &&
+      !o.needs_start_date &&
+      ((o.start_mode === 'on_request' && !o.capacity_key) ||
+        (o.start_mode === 'immediate' && o.slot_start && Date.now() < o.slot_start.getTime()))
+    )
+      kb.text(ctx.t('btn-cancel-start', { order: String(o.id) }), `ord:cx:${o.id}`).row()
     // A scheduled start: move or cancel it until the cut-off; after it, the line says why the buttons are gone.
     if (o.state === 'paid_waiting' && o.start_mode === 'scheduled' && !o.needs_start_date && o.slot_start) {
       const deadline = changeDeadline(desk, o)!
@@ -75,8 +96,66 @@ priv.command('status', async (ctx) => {
     }
   }
   kb.text(ctx.t('tz-change-button'), 'tz:menu')
-  await ctx.reply(lines.join('\n\n'), { reply_markup: kb })
+  if (orders.length > 0)
+    await ctx.reply(cut(lines.join('\n\n'), MESSAGE_TEXT_MAX, { ellipsis: '…' }), { reply_markup: kb })
+  if (money.length > 0) await ctx.reply(cut(money.join('\n\n'), MESSAGE_TEXT_MAX, { ellipsis: '…' }))
 })
+
+/** The payments block and the plan's periods block of /status (empty when the client has neither). */
+async function moneyLines(ctx: BotContext & { from: { id: number } }): Promise<string[]> {
+  const { deps, desk } = ctx
+  const db: Db = deps.db
+  const [payments, periods] = await Promise.all([
+    clientPayments({ db }, desk, ctx.from.id, 10),
+    clientPlanPeriods({ db }, desk, ctx.from.id, 12),
+  ])
+  if (payments.length === 0 && periods.length === 0) return []
+  const zone = await clientZone(db, desk, ctx.from.id)
+  const at = (d: Date) => formatInstant(d, zone, ctx.lang)
+  const day = (d: Date) => formatDate(d, zone, ctx.lang)
+  const out: string[] = []
+  if (payments.length > 0) {
+    const rows = [ctx.t('status-payments-title', { zone })]
+    for (const p of payments) {
+      const what =
+        p.kind === 'unmatched' || !p.title
+          ? ctx.t('status-payment-for-unknown')
+          : ctx.t(`status-payment-for-${p.order_kind ?? 'consultation'}`, { title: p.title })
+      rows.push(
+        ctx.t(p.kind === 'overpayment' ? 'status-payment-over' : 'status-payment', {
+          at: at(p.created_at),
+          amount: p.total_amount,
+          what,
+        }),
+      )
+      if (p.refunded_at)
+        rows.push(ctx.t('status-payment-refunded', { at: at(p.refunded_at), amount: p.total_amount }))
+    }
+    out.push(rows.join('\n'))
+  }
+  if (periods.length > 0) {
+    const now = Date.now()
+    const rows = [ctx.t('status-periods-title')]
+    for (const p of periods) {
+      const plan = findPlan(desk, p.plan_code)
+      const title = plan ? pick(plan.title, ctx.lang, desk.defaultLanguage) : p.plan_code
+      const current =
+        p.subscription_state === 'active' && p.period_start.getTime() <= now && now < p.period_end.getTime()
+      rows.push(
+        ctx.t(current ? 'status-period-current' : 'status-period-past', {
+          number: p.number,
+          title,
+          start: day(p.period_start),
+          end: day(p.period_end),
+          questions: p.granted,
+          carried: p.carried,
+        }),
+      )
+    }
+    out.push(rows.join('\n'))
+  }
+  return out
+}
 
 function zonesKeyboard(ctx: BotContext): InlineKeyboard {
   const kb = new InlineKeyboard()

@@ -3,6 +3,7 @@ import type { PreCheckoutQuery, SuccessfulPayment } from 'grammy/types'
 import type { DeskRuntime } from '../../config/load'
 import { pick } from '../../config/load'
 import type { PlanConfig } from '../../config/schema'
+import { runningBeforePurchase } from '../../consultations/several'
 import type { Deps } from '../../deps'
 import { planSlaMinutes } from '../../orders/plan-features'
 import { XTR } from '../../payments/pre-checkout'
@@ -175,9 +176,11 @@ priv.callbackQuery(/^sub:show:([a-z0-9_-]{1,32})$/, async (ctx) => {
     return showTariffs(ctx)
   }
   await ctx.answerCallbackQuery()
+  // A consultation already running: the card says the plan is a separate one (issue 26).
+  const running = await runningBeforePurchase(ctx.deps, ctx.desk, ctx.from.id, ctx.lang)
   await show(
     ctx,
-    planCard(ctx, p),
+    running ? `${planCard(ctx, p)}\n\n${running}` : planCard(ctx, p),
     subscribeKeyboard(ctx, p).row().text(ctx.t('btn-all-tariffs-and-plans'), 'tf:list'),
   )
 })

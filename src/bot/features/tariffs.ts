@@ -2,6 +2,7 @@ import { Composer, InlineKeyboard } from 'grammy'
 import { clientZone } from '../../clients/clients.service'
 import { pick } from '../../config/load'
 import type { TariffConfig } from '../../config/schema'
+import { runningBeforePurchase } from '../../consultations/several'
 import { freePlaces } from '../../orders/capacity'
 import { accountForSlot, createOrder, recordInvoiceMessage, termsHash } from '../../orders/orders.service'
 import { findTariff, sellableTariffs, upcomingSlots } from '../../orders/tariffs'
@@ -121,11 +122,10 @@ priv.callbackQuery(/^tf:show:([a-z0-9_-]{1,32})$/, async (ctx) => {
   await ctx.answerCallbackQuery()
   const zone = await clientZone(ctx.deps.db, ctx.desk, ctx.from.id)
   const now = new Date()
-  await show(
-    ctx,
-    tariffCard(t(ctx), ctx.desk, tariff, ctx.lang, now, zone),
-    cardKeyboard(ctx, tariff, zone, now),
-  )
+  // A consultation already running: the card says this one is separate (issue 26).
+  const running = await runningBeforePurchase(ctx.deps, ctx.desk, ctx.from.id, ctx.lang)
+  const card = tariffCard(t(ctx), ctx.desk, tariff, ctx.lang, now, zone)
+  await show(ctx, running ? `${card}\n\n${running}` : card, cardKeyboard(ctx, tariff, zone, now))
 })
 
 priv.callbackQuery(/^tf:slots:([a-z0-9_-]{1,32})$/, async (ctx) => {
@@ -207,6 +207,9 @@ priv.callbackQuery(/^tf:buy:([a-z0-9_-]{1,32}):([A-Za-z0-9_-]{8})(?::(\d{1,12}|n
         hold: desk.holdMinutes,
       }),
     )
+  // Said again right before the invoice: the card may have been drawn before the other consultation was bought.
+  const running = await runningBeforePurchase(deps, desk, ctx.from.id, ctx.lang)
+  if (running) await ctx.reply(running)
   const { title, description } = invoiceTexts(t(ctx), order, ctx.lang, zone)
   // Stars: currency XTR, exactly one price item, no provider token; the payload is the order id and nothing else.
   const invoice = await ctx.replyWithInvoice(title, description, orderPayload(order.id), XTR, [

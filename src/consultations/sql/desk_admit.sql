@@ -15,28 +15,76 @@
 -- new job (the lane clears the flag, under this row's lock, before it reads what is pending). That saves the job
 -- insert for every message of a burst, which under load (a lane waits for Telegram's 20 messages a minute per
 -- group) is most of them.
+--
+-- Several live consultations (issue 26): the message goes to the one it names - p_target (a held message released
+-- to the client's choice), the one whose message it replies to (the bot's messages sent for a consultation,
+-- consultation_client_message; an answer copied to the client; the client's own earlier question), the one whose
+-- topic in the private chat it was written in (p_thread, client_topic) - else to the client's remembered choice
+-- (client_route); with none, outcome `choose`: the caller holds the message and asks, once. The client's live
+-- consultations are locked first, in id order, so the choice is made on rows no one changes meanwhile. A reply to a
+-- consultation that is no longer live names nothing (the message goes where it would without the reply).
 
 create or replace function desk_admit(
   p_bot bigint, p_user bigint, p_chat bigint, p_message bigint, p_media_group text, p_reply_to bigint,
-  p_type text, p_content jsonb, p_fast boolean,
+  p_type text, p_content jsonb, p_fast boolean, p_thread bigint, p_target bigint,
   out o_outcome text, out o_reason text, out o_consultation_id bigint, out o_item_id bigint,
   out o_open_appeal_id bigint, out o_last_appeal_number integer, out o_checked_at timestamptz,
   out o_state text, out o_starts_at timestamptz, out o_access_until timestamptz, out o_closed_at timestamptz,
   out o_slot_start timestamptz, out o_start_mode text, out o_needs_start_date boolean, out o_sla_minutes integer,
-  out o_client_blocked_at timestamptz, out o_desk_row boolean, out o_wake boolean)
+  out o_client_blocked_at timestamptz, out o_desk_row boolean, out o_wake boolean, out o_live integer)
 language plpgsql as $fn$
 declare
   c record;
   v_banned boolean;
   v_queued boolean;
+  v_live bigint[];
+  v_target bigint;
 begin
-  -- The client's consultation, locked: every admission and every change of access takes this lock. One active
-  -- consultation per client is the rule; with several, the one whose window holds now() wins, then the newest.
+  -- Already stored (a redelivered update): nothing to decide, and never held a second time.
+  if exists (select 1 from desk_message m
+             where m.bot_id = p_bot and m.chat_id = p_chat and m.message_id = p_message) then
+    o_outcome := 'duplicate';
+    return;
+  end if;
+  v_live := array(select cs.id from consultation cs
+                   where cs.bot_id = p_bot and cs.user_id = p_user and cs.state = 'active'
+                     and cs.revoked_at is null and cs.starts_at <= now() and now() < cs.access_until
+                   order by cs.id
+                   for update);
+  o_live := cardinality(v_live);
+  v_target := p_target;
+  if v_target is null and p_reply_to is not null then
+    v_target := coalesce(
+      (select r.consultation_id from consultation_client_message r
+        where r.bot_id = p_bot and r.chat_id = p_chat and r.message_id = p_reply_to),
+      (select m.consultation_id from desk_message m
+        where m.bot_id = p_bot and m.mirror_chat_id = p_chat and m.mirror_message_id = p_reply_to
+          and m.direction = 'out' limit 1),
+      (select m.consultation_id from desk_message m
+        where m.bot_id = p_bot and m.chat_id = p_chat and m.message_id = p_reply_to and m.state <> 'refused'));
+    if not (v_target = any(v_live)) then v_target := null; end if;
+  end if;
+  if v_target is null and p_thread is not null then
+    v_target := (select t.consultation_id from client_topic t
+                  where t.bot_id = p_bot and t.user_id = p_user and t.thread_id = p_thread);
+    if not (v_target = any(v_live)) then v_target := null; end if;
+  end if;
+  if v_target is null and o_live >= 2 then
+    v_target := (select r.consultation_id from client_route r
+                  where r.bot_id = p_bot and r.user_id = p_user and r.consultation_id = any(v_live));
+    if v_target is null then
+      o_outcome := case when p_fast then 'retry' else 'choose' end;
+      return;
+    end if;
+  end if;
+
+  -- The client's consultation, locked: every admission and every change of access takes this lock. Without a
+  -- target (one live consultation or none), the one whose window holds now() wins, then the newest.
   select cs.id, cs.state, cs.starts_at, cs.access_until, cs.closed_at, cs.revoked_at,
          o.slot_start, o.start_mode, o.needs_start_date, o.sla_minutes
     into c
     from consultation cs join orders o on o.id = cs.order_id
-    where cs.bot_id = p_bot and cs.user_id = p_user
+    where cs.bot_id = p_bot and cs.user_id = p_user and (v_target is null or cs.id = v_target)
     order by (cs.state = 'active') desc,
       (cs.state = 'active' and cs.starts_at <= now() and now() < cs.access_until) desc,
       cs.created_at desc

@@ -177,19 +177,12 @@ change-cancel-confirm = Cancel “{$title}” and get {$amount} ⭐ back?
 change-cancel-failed = The refund did not go through; nothing was changed. Please try again or write to /paysupport.
 change-cancel-in-progress = The refund is already under way.
 change-refused-unknown = This order cannot be changed from this account.
-change-refused-not-waiting = This order is not a scheduled start waiting to begin, so it cannot be moved or cancelled here.
+change-refused-not-waiting = This order is not a paid start waiting to begin, so it cannot be moved or cancelled here. For a problem write to /paysupport.
 change-refused-too-late = Moving or cancelling was possible until {$deadline}; the start is too close now. For a problem write to /paysupport.
 change-refused-started = This consultation has already started, so it can no longer be moved or cancelled (that was possible until {$deadline}). For a problem write to /paysupport.
 change-refused-slot-gone = This start is not offered any more. Please choose another one.
 change-refused-slot-full = This start has just been taken. Please choose another one.
 
-# The waitlist of a full start (src/bot/features/waitlist.ts, src/orders/waitlist.ts).
-waitlist-btn = 🔔 {$at} · full — join the waitlist
-waitlist-joined = 🔔 You are on the waitlist for the start {$at}: number {$position} in line. We will write when a place frees up (first come, first served).
-waitlist-already = 🔔 You are already on the waitlist for the start {$at}: number {$position} in line.
-waitlist-refused-gone = This start is not offered any more.
-waitlist-refused-not-full = This start has a free place right now: you can book it directly.
-waitlist-place-free = 🔔 A place has freed up for “{$title}” starting {$at}. Book it in /tariffs while it is free: the first to pay gets it.
 # A desk being set up (issue 24): nothing is sold until it has an owner, a staff group and a tariff.
 desk-not-open = {$desk} is not taking orders yet: nothing can be bought here until it is set up. Please come back later.
 order-refused-not-open = Nothing can be bought here yet; nothing was charged.

@@ -182,19 +182,12 @@ change-cancel-confirm = Отменить «{$title}» и вернуть {$amount
 change-cancel-failed = Возврат не прошёл, ничего не изменилось. Попробуйте ещё раз или напишите в /paysupport.
 change-cancel-in-progress = Возврат уже выполняется.
 change-refused-unknown = Этот заказ нельзя изменить с этого аккаунта.
-change-refused-not-waiting = Это не запланированный старт в ожидании, перенести или отменить его здесь нельзя.
+change-refused-not-waiting = Этот заказ не ждёт старта, поэтому перенести или отменить его здесь нельзя. Если что-то не так, напишите в /paysupport.
 change-refused-too-late = Перенести или отменить можно было до {$deadline}; до старта осталось слишком мало времени. При проблеме напишите в /paysupport.
 change-refused-started = Консультация уже началась, перенести или отменить её больше нельзя (это было возможно до {$deadline}). При проблеме напишите в /paysupport.
 change-refused-slot-gone = Этот старт больше не предлагается. Выберите другой.
 change-refused-slot-full = Этот старт только что заняли. Выберите другой.
 
-# Очередь на заполненный старт (src/bot/features/waitlist.ts, src/orders/waitlist.ts).
-waitlist-btn = 🔔 {$at} · мест нет — в очередь
-waitlist-joined = 🔔 Вы в очереди на старт {$at}: номер {$position}. Мы напишем, когда освободится место (в порядке очереди).
-waitlist-already = 🔔 Вы уже в очереди на старт {$at}: номер {$position}.
-waitlist-refused-gone = Этот старт больше не предлагается.
-waitlist-refused-not-full = На этот старт сейчас есть свободное место: его можно забронировать сразу.
-waitlist-place-free = 🔔 Освободилось место на «{$title}» со стартом {$at}. Забронируйте в /tariffs, пока оно свободно: место достанется тому, кто оплатит первым.
 # A desk being set up (issue 24): nothing is sold until it has an owner, a staff group and a tariff.
 desk-not-open = «{$desk}» пока не принимает заказы: купить здесь ничего нельзя, пока всё не настроено. Загляните позже.
 order-refused-not-open = Здесь пока ничего нельзя купить; ничего не списано.

@@ -1,0 +1,25 @@
+# The waitlist of a full start (src/bot/features/waitlist.ts, src/orders/waitlist.ts).
+cmd-waitlist = My waitlists
+waitlist-btn = 🔔 {$at} · full — join the waitlist
+waitlist-joined = 🔔 You are on the waitlist for the start {$at}: number {$position} in line. When a place frees up, it is held for the first in line for {$hold}: we will write, and nobody else can buy it meanwhile.
+waitlist-already = 🔔 You are already on the waitlist for the start {$at}: number {$position} in line.
+waitlist-refused-gone = This start is not offered any more.
+waitlist-refused-not-full = This start has a free place right now: you can book it directly.
+waitlist-refused-have-place = You already have a place at this start: see /status.
+waitlist-btn-leave = Leave the waitlist
+waitlist-left = You have left the waitlist for “{$title}” starting {$at}.
+waitlist-leave-refused-unknown = This waitlist entry is not yours or no longer exists.
+waitlist-leave-refused-closed = You are no longer on this waitlist.
+waitlist-leave-refused-duplicate = Already done.
+waitlist-place-held = 🔔 A place has freed up for “{$title}” starting {$at}, and it is held for you until {$until}. Pay {$price} ⭐ to take it; after that time it passes to the next in line.
+waitlist-btn-pay = Pay {$price} ⭐
+waitlist-pay-refused-unknown = This place was not held for you.
+waitlist-pay-refused-closed = This place is no longer held for you.
+waitlist-pay-refused-ended = The time this place was held for you has ended: it has passed to the next in line.
+waitlist-hold-ended = ⌛ The place held for you for “{$title}” starting {$at} was not bought in time and has passed to the next in line. You are no longer on this waitlist; you can join it again in /tariffs.
+waitlist-mine-empty = You are not on any waitlist. A full start in /tariffs offers one.
+waitlist-mine-title = 🔔 Your waitlists:
+waitlist-mine-waiting = • “{$title}” starting {$at}: waiting for a place
+waitlist-mine-held = • “{$title}” starting {$at}: a place is held for you until {$until}
+waitlist-btn-pay-short = Pay: {$title}, {$at}
+waitlist-btn-leave-one = Leave: {$title}, {$at}

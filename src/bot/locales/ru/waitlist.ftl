@@ -1,0 +1,25 @@
+# Очередь на заполненный старт (src/bot/features/waitlist.ts, src/orders/waitlist.ts).
+cmd-waitlist = Мои очереди
+waitlist-btn = 🔔 {$at} · мест нет — в очередь
+waitlist-joined = 🔔 Вы в очереди на старт {$at}: номер {$position}. Когда освободится место, мы придержим его для первого в очереди на {$hold}: напишем вам, и никто другой не сможет его купить, пока оно за вами.
+waitlist-already = 🔔 Вы уже в очереди на старт {$at}: номер {$position}.
+waitlist-refused-gone = Этот старт больше не предлагается.
+waitlist-refused-not-full = На этот старт сейчас есть свободное место: его можно забронировать сразу.
+waitlist-refused-have-place = У вас уже есть место на этот старт: смотрите /status.
+waitlist-btn-leave = Выйти из очереди
+waitlist-left = Вы вышли из очереди на «{$title}» со стартом {$at}.
+waitlist-leave-refused-unknown = Это место в очереди не ваше или его уже нет.
+waitlist-leave-refused-closed = Вы уже не в этой очереди.
+waitlist-leave-refused-duplicate = Уже сделано.
+waitlist-place-held = 🔔 Освободилось место на «{$title}» со стартом {$at}, и оно за вами до {$until}. Оплатите {$price} ⭐, чтобы его занять; после этого срока место перейдёт следующему в очереди.
+waitlist-btn-pay = Оплатить {$price} ⭐
+waitlist-pay-refused-unknown = Это место придержано не для вас.
+waitlist-pay-refused-closed = Это место больше не придержано за вами.
+waitlist-pay-refused-ended = Время, на которое место было за вами, истекло: оно перешло следующему в очереди.
+waitlist-hold-ended = ⌛ Место на «{$title}» со стартом {$at} не было оплачено вовремя и перешло следующему в очереди. Вы больше не в этой очереди; встать в неё снова можно в /tariffs.
+waitlist-mine-empty = Вы не стоите ни в одной очереди. Встать в очередь можно на заполненный старт в /tariffs.
+waitlist-mine-title = 🔔 Ваши очереди:
+waitlist-mine-waiting = • «{$title}», старт {$at}: ждёте места
+waitlist-mine-held = • «{$title}», старт {$at}: место за вами до {$until}
+waitlist-btn-pay-short = Оплатить: {$title}, {$at}
+waitlist-btn-leave-one = Выйти: {$title}, {$at}
