@@ -2,7 +2,8 @@ import type { Server } from 'node:http'
 import { Api, type Bot } from 'grammy'
 import type { UserFromGetMe } from 'grammy/types'
 import { sql } from 'kysely'
-import { ALLOWED_UPDATES, createBot, setCommands } from './bot/bot'
+import { ALLOWED_UPDATES, createBot } from './bot/bot'
+import { commandsQueue, menusChanged, setDeskCommands } from './bot/commands'
 import type { BotContext } from './bot/context'
 import { createI18n } from './bot/i18n'
 import { assertDraftingConfig } from './config/drafting'
@@ -158,7 +159,7 @@ export async function startApp(config: LoadedConfig, opts: AppOptions): Promise<
           ))
         const bot = createBot(deps, desk, me)
         await bot.init()
-        await setCommands(bot, deps, desk)
+        await setDeskCommands(bot.api, deps, desk)
         await setStaffMenuButtons(bot.api, deps, desk)
         // The owner link of a desk nobody runs yet, and one look at the staff groups in the settings (src/setup).
         await setUpAtStart(deps, bot.api, deps.desk(desk.botId), bot.botInfo.username)
@@ -168,7 +169,14 @@ export async function startApp(config: LoadedConfig, opts: AppOptions): Promise<
       settings.onChange(async (desk, before) => {
         const bot = bots.get(desk.botId)
         if (!bot) return
-        if (before.plans.length > 0 !== desk.plans.length > 0) await setCommands(bot, deps, desk)
+        // The menus (staff commands are per group and per staff member): set by a job, one queued per desk.
+        if (menusChanged(before, desk))
+          await deps.jobs.send(
+            deps.db,
+            commandsQueue,
+            { botId: desk.botId },
+            { singletonKey: `commands:${desk.botId}` },
+          )
         const staff = (d: Pick<typeof desk, 'staff'>) => new Set([...d.staff.admins, ...d.staff.experts])
         const now = staff(desk)
         const gone = [...staff(before)].filter((id) => !now.has(id))

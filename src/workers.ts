@@ -1,3 +1,4 @@
+import { commandsQueue, handleCommandsJob } from './bot/commands'
 import { clientTopicQueue, handleClientTopic } from './consultations/client-topic'
 import {
   closingSoonQueue,
@@ -123,6 +124,8 @@ export const QUEUES: readonly QueueDef<any>[] = [
   subscriptionReminderQueue,
   cancelChargeQueue,
   groupsCheckQueue,
+  // the command menus, set again when a desk's staff or groups change
+  commandsQueue,
 ]
 
 /** Starts the workers of every queue and the schedules of the sweepers (the `worker` role, or `all`). */
@@ -167,6 +170,7 @@ export async function startWorkers(deps: Deps): Promise<void> {
 
   // Experts: the owner's private alert of each new question.
   await jobs.work(ownerAlertQueue, (a) => handleOwnerAlert(deps, a))
+  await jobs.work(commandsQueue, (d) => handleCommandsJob(deps, d))
 
   // Drafting: one provider call per admitted draft.
   await jobs.work(draftRunQueue, ({ draftId }) => runDraft(deps, draftId))

@@ -1,11 +1,11 @@
 import { conversations } from '@grammyjs/conversations'
 import { Bot, type BotConfig, type Composer, type WebhookReplyEnvelope } from 'grammy'
-import type { LanguageCode, Update, UserFromGetMe } from 'grammy/types'
+import type { Update, UserFromGetMe } from 'grammy/types'
 import type { DeskRuntime } from '../config/load'
 import type { Deps } from '../deps'
-import { conversationStorage } from '../payments/conversation-storage'
 import { installTransformers } from '../telegram/api'
 import type { BotContext } from './context'
+import { conversationStorage } from './conversation-storage'
 import { adminPaymentsFeature } from './features/admin-payments'
 import { adminToolsFeature } from './features/admin-tools'
 import { changeStartFeature } from './features/change-start'
@@ -137,35 +137,4 @@ export function createBot(deps: Deps, desk: DeskRuntime, botInfo?: UserFromGetMe
   bot.use(conversations({ storage: conversationStorage(deps.db, desk.botId) }))
   for (const f of features()) bot.use(f)
   return bot
-}
-
-/** Commands shown in the client's menu, per language; staff commands are not advertised to clients. */
-export async function setCommands(bot: Bot<BotContext>, deps: Deps, desk: DeskRuntime): Promise<void> {
-  const list = (lang: string) =>
-    [
-      'start',
-      'tariffs',
-      // Support plans (src/subscriptions): next to the tariffs, only when the desk sells one.
-      ...((desk.plans?.length ?? 0) > 0 ? (['plan'] as const) : []),
-      'status',
-      'waitlist',
-      'switch',
-      'transcript',
-      'timezone',
-      'help',
-      'terms',
-      'privacy',
-      'mydata',
-      'paysupport',
-      'cancel',
-    ].map((c) => ({
-      command: c,
-      description: deps.i18n.t(lang, `cmd-${c}`),
-    }))
-  await bot.api.setMyCommands(list(desk.defaultLanguage), { scope: { type: 'all_private_chats' } })
-  for (const lang of ['ru', 'en'])
-    await bot.api.setMyCommands(list(lang), {
-      scope: { type: 'all_private_chats' },
-      language_code: lang as LanguageCode,
-    })
 }

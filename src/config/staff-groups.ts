@@ -46,39 +46,15 @@ export function staffChatOf(
 }
 
 /** Whether a chat is one of the desk's staff groups (the home group or a listed one). */
-export function isStaffGroup(desk: GroupsOf, chatId: number | undefined): boolean {
+export function isStaffGroup(
+  desk: Pick<GroupsOf, 'staffChatId' | 'staffGroups'>,
+  chatId: number | undefined,
+): boolean {
   if (chatId === undefined) return false
   return (
     (desk.staffChatId !== undefined && chatId === desk.staffChatId) ||
     (desk.staffGroups ?? []).some((g) => g.chatId === chatId)
   )
-}
-
-/**
- * Whether a staff member may act in a group's topics (answer, /draft, /assign...): the desk's admins everywhere;
- * an expert in the groups that list them, and in the home group when it is not a listed group (its older topics).
- */
-export function mayActIn(desk: GroupsOf, chatId: number, userId: number): boolean {
-  if (desk.staff.admins.includes(userId)) return true
-  const listed = desk.staffGroups?.find((g) => g.chatId === chatId)
-  if (listed) return listed.experts.includes(userId)
-  return chatId === desk.staffChatId && desk.staff.experts.includes(userId)
-}
-
-/**
- * Whether a staff member may act on a consultation (a button or a command naming it): judged in the consultation's
- * own group, never in the chat where a button was pressed, so an expert of group B cannot act on a group A
- * consultation with a button forged in B. An anonymous admin (their id is the group's) acts on the consultations of
- * the group they post as.
- */
-export function mayActOn(
-  desk: GroupsOf & Pick<DeskRuntime, 'slug'>,
-  c: { staff_chat_id: number | null },
-  staffId: number,
-): boolean {
-  const chat = staffChatOf(desk, c)
-  if (staffId === chat) return desk.staff.anonymousAdmins === true
-  return mayActIn(desk, chat, staffId)
 }
 
 /** The experts who may act in a group (the /assign buttons there). */

@@ -14,8 +14,10 @@ import { cut } from '../text'
  * it), the client's "closed" message carries 1-5 buttons (`rate:<consultation>:<score>`). One rating per
  * consultation (the table's primary key): a second press changes the score, for RATING_EDIT_DAYS after the first
  * rating; later presses are refused and change nothing. A comment is optional (the bot asks for it after a score).
- * A score of LOW_RATING or less notifies the admins in the staff group and the owner in private (through the
- * outbox, in the same transaction), once per move from a good score (or none) to a low one.
+ * A score of LOW_RATING or less notifies the admins in the desk's home group (staffChatId, whichever group the
+ * consultation lives in) and the consultation's owner (its expert, not the desk's owner) in private, both in the
+ * desk's language (through the outbox, in the same transaction), once per move from a good score (or none) to a
+ * low one.
  *
  * The rating counts for the consultation's owner when it is rated (its current expert_assignment, src/experts: the
  * one the desk made responsible, whoever typed the answers); a consultation that never had an owner counts for the

@@ -1,3 +1,4 @@
+import { deskRole, isAdminRole } from '../config/access'
 import type { DeskRuntime, LoadedConfig } from '../config/load'
 import { LANGUAGES, type Language } from '../config/schema'
 import { checkInitData, type InitDataCheck, type InitDataUser } from './init-data'
@@ -30,10 +31,10 @@ export function findDesk(config: Pick<LoadedConfig, 'desks'>, slug: string): Des
   return config.desks.find((d) => d.slug === slug)
 }
 
+/** The dashboard's role (src/config/access.ts: the owner sees what an admin sees); undefined: not staff. */
 export function roleOf(desk: DeskRuntime, userId: number): Role | undefined {
-  if (desk.staff.admins.includes(userId)) return 'admin'
-  if (desk.staff.experts.includes(userId)) return 'expert'
-  return undefined
+  const r = deskRole(desk, userId)
+  return isAdminRole(r) ? 'admin' : r === 'expert' ? 'expert' : undefined
 }
 
 /** The page's language: the user's Telegram language when we speak it, else the desk's. */

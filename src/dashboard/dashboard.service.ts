@@ -34,9 +34,9 @@ import {
 } from './dashboard.repository'
 
 /**
- * The dashboard's use cases. Admins see the whole desk and can refund; experts see their own figures and the
- * consultations with a question they answered (until consultations have an owner expert, answered_by is what makes
- * a consultation "theirs"). The overview's totals are /report's own (buildReport, the same SQL); its charts are the
+ * The dashboard's use cases. Admins see the whole desk and can refund; experts see their own figures and their
+ * consultations: those they own now (expert_assignment, src/experts) and those with a question they answered
+ * (dashboard.repository.ts, mineOf). The overview's totals are /report's own (buildReport, the same SQL); its charts are the
  * same statements per day or week (src/reports/series.repository.ts).
  */
 

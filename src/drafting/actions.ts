@@ -1,6 +1,6 @@
 import { audit } from '../audit/audit'
+import { mayActOn } from '../config/access'
 import type { DeskRuntime } from '../config/load'
-import { mayActOn } from '../config/staff-groups'
 import { recordStaffAnswer } from '../consultations/answers'
 import type { Trx } from '../db/database'
 import type { Deps } from '../deps'

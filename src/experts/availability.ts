@@ -25,10 +25,6 @@ export function everyStaff(desk: DeskRuntime): number[] {
   return [...new Set([...desk.staff.experts, ...desk.staff.admins])]
 }
 
-export function isStaff(desk: DeskRuntime, userId: number): boolean {
-  return desk.staff.experts.includes(userId) || desk.staff.admins.includes(userId)
-}
-
 /** Whether `at` is a day off of the person in the config (desk-local weekday or date). */
 export function isDayOff(desk: DeskRuntime, userId: number, at: Date): boolean {
   const days = desk.expertSettings.daysOff[String(userId)]

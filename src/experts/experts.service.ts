@@ -1,8 +1,9 @@
 import { audit } from '../audit/audit'
+import { isStaff, mayActIn, mayActOn } from '../config/access'
 import type { DeskRuntime } from '../config/load'
 import { pick } from '../config/load'
 import { SNIPPET_NAME } from '../config/schema'
-import { mayActIn, mayActOn, staffChatOf } from '../config/staff-groups'
+import { staffChatOf } from '../config/staff-groups'
 import type { Db, Trx } from '../db/database'
 import { claimUpdate } from '../db/once'
 import type { Deps } from '../deps'
@@ -14,7 +15,7 @@ import { activeRoute } from '../routing/routes.repository'
 import { wakeLane } from '../routing/routing.jobs'
 import { type Notification, notify } from '../telegram/notify'
 import { topicLink } from './alerts'
-import { everyStaff, isAvailable, isStaff, staffName } from './availability'
+import { everyStaff, isAvailable, staffName } from './availability'
 import {
   assignmentHistory,
   currentAssignment,

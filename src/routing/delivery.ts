@@ -1,11 +1,11 @@
-// Longer than the house's ~400 lines on purpose: this file is the lane and nothing else (the lease is lanes.ts,
-// notes notes.ts, the 403 path blocked.ts, the topic topics.ts). LaneRun's steps share one lease, one route and
-// one recovery count per run, and each failure branch below decides what happens to the same item; split across
-// files, "which item is retried after a topic recovery" would no longer be readable in one place.
+// Longer than the house's ~400 lines on purpose: this file is the lane's run and nothing else: what is sent when,
+// and what each failure means for the same item. The lease is lanes.ts, notes notes.ts, the 403 path blocked.ts,
+// the topic topics.ts, the copies (single, album, batched) copies.ts, the anti-flood digest digest.ts, mirrored
+// edits and receipts mirror.ts. LaneRun's steps share one lease, one route and one recovery count per run; split
+// further, "which item is retried after a topic recovery" would no longer be readable in one place.
 
 import { type Api, GrammyError } from 'grammy'
-import type { InlineKeyboardMarkup, MessageEntity, ReplyParameters } from 'grammy/types'
-import { deskDrafting } from '../config/drafting'
+import type { InlineKeyboardMarkup, MessageEntity } from 'grammy/types'
 import type { DeskRuntime } from '../config/load'
 import { staffChatOf } from '../config/staff-groups'
 import type { Deps } from '../deps'
@@ -14,8 +14,9 @@ import { consultationView, type DeskConsultationView } from '../orders/orders.re
 import { BudgetWait, PRIORITY_NORMAL, type SendContext, withSendContext } from '../telegram/budget'
 import { sendForConsultation } from '../telegram/client-threads'
 import { notify } from '../telegram/notify'
-import { digestText, floodDecision, inDigestText } from './antiflood'
+import { floodDecision, inDigestText } from './antiflood'
 import { recordClientBlocked } from './blocked'
+import { batchable, copy, copyRun, replyTo } from './copies'
 import {
   clearDeskFlag,
   clearInQueued,
@@ -23,11 +24,10 @@ import {
   lockConsultationKey,
   setDeskFlags,
 } from './desk-consultation.repository'
-import { draftButtonMarkup } from './draft-button'
+import { sendDigest } from './digest'
 import {
   failReasonKey,
   isBlocked,
-  isEditSettled,
   isTopicClosed,
   isTopicUnusable,
   isUncopyable,
@@ -35,21 +35,18 @@ import {
   shortError,
 } from './errors'
 import { itemPriority } from './fairness'
+import { DONE, type LaneScope, type Outcome } from './lane-scope'
 import { Lease } from './lanes'
 import {
-  correspondingMessage,
   type Item,
   laneHasItems,
   markItems,
   markPendingOutBlocked,
-  markReacted,
   markSent,
   pendingAlbum,
-  pendingEdits,
   pendingItems,
-  setMirrorVersion,
-  unreacted,
 } from './messages.repository'
+import { mirrorEdits, setReceipts } from './mirror'
 import { insertNote } from './notes'
 import { activeRoute, type Route } from './routes.repository'
 import { wakeLane, wakeLaneLater } from './routing.jobs'
@@ -83,11 +80,6 @@ export const ALBUM_QUIET_MS = 1500
 /** Telegram's album limit: ten parts means it is complete. */
 const ALBUM_MAX = 10
 const MAX_ITEMS_PER_ROUND = 50
-/**
- * Copies per copyMessages call: Telegram takes up to 100 ids, but the group's budget is 20 a window and every copied
- * message counts (Telegram documents no rule for copyMessages), so a call never asks for more than a window holds.
- */
-const COPY_BATCH_MAX = 20
 const MAX_ROUND_MS = 45_000
 const MAX_ROUNDS = 3
 const MAX_BAD_REQUESTS = 3
@@ -98,10 +90,6 @@ const MAX_TOPIC_RECOVERIES = 3
  * comes back when the window opens, so the other clients' answers go meanwhile.
  */
 const OUT_MAX_WAIT_SECONDS = 0.4
-export const RECEIPT_REACTION = '👀'
-
-type Outcome = { kind: 'done' } | { kind: 'defer'; seconds: number }
-const DONE: Outcome = { kind: 'done' }
 
 /** The topic could not be created or set up: a problem of the staff group, never a reason to fail an item. */
 export class TopicSetupError extends Error {
@@ -183,19 +171,19 @@ function laneName(consultationId: number, dir: Direction): string {
   return `c:${consultationId}:${dir}`
 }
 
-class LaneRun {
+class LaneRun implements LaneScope {
   private route: Route | undefined
   private recoveries = 0
   /** A batch of copies was refused as uncopyable: one by one for the rest of this run, to find the one. */
   private noBatch = false
 
   constructor(
-    private readonly deps: Deps,
-    private readonly desk: DeskRuntime,
-    private readonly api: Api,
-    private readonly v: DeskConsultationView,
-    private readonly dir: Direction,
-    private readonly lease: Lease,
+    readonly deps: Deps,
+    readonly desk: DeskRuntime,
+    readonly api: Api,
+    readonly v: DeskConsultationView,
+    readonly dir: Direction,
+    readonly lease: Lease,
   ) {}
 
   private get db() {
@@ -254,10 +242,10 @@ class LaneRun {
       if (
         batch.length === 1 &&
         !this.noBatch &&
-        (await this.batchable(head)) &&
+        (await batchable(this, head)) &&
         !(await this.othersWaiting())
       )
-        batch = await this.copyRun(head, MAX_ITEMS_PER_ROUND - n)
+        batch = await copyRun(this, head, MAX_ITEMS_PER_ROUND - n)
       const priority = await itemPriority(this.db, this.desk, head)
       const r = await withSendContext(sendContext(this.v.id, this.dir, priority), () =>
         this.deliver(batch, digest),
@@ -273,10 +261,10 @@ class LaneRun {
         return { kind: 'defer', seconds: 0 }
     }
 
-    const edits = await this.edits()
+    const edits = await mirrorEdits(this)
     if (edits) return edits
     if (this.dir === 'in') {
-      await this.reactions()
+      await setReceipts(this)
       if (dc.card_dirty)
         await this.flagged('card_dirty', (route) => refreshCard(this.deps, this.desk, this.api, route))
       if (dc.title_dirty)
@@ -385,7 +373,7 @@ class LaneRun {
       const texts = batch.filter(inDigestText)
       const media = batch.filter((i) => !inDigestText(i))
       const r = await this.attempt(texts, true, () =>
-        this.withTopic((route) => this.sendDigest(route, batch)),
+        this.withTopic((route) => sendDigest(this, route, batch)),
       )
       if (r || media.length === 0) return r
       return this.attempt(media, false, () => this.withTopic((route) => this.sendIn(route, media)))
@@ -470,57 +458,12 @@ class LaneRun {
       })
       return
     }
-    await this.copy(batch, chat, thread)
+    await copy(this, batch, chat, thread)
   }
 
   private othersWaiting(): Promise<boolean> {
     if (this.dir !== 'in') return Promise.resolve(false)
     return this.deps.budget.othersWaiting(this.v.bot_id, staffChatOf(this.desk, this.v), this.lane)
-  }
-
-  /** A copy that can travel in a copyMessages: no album, no reply to keep, no button to attach. */
-  private async batchable(item: Item): Promise<boolean> {
-    if (item.kind !== 'copy' || item.media_group_id || item.reply_to_message_id || item.chat_id === null)
-      return false
-    return this.draftButton(item, this.dir === 'in' ? 0 : undefined) === undefined
-  }
-
-  /**
-   * The head and the batchable copies right after it from the same chat, in order: at most COPY_BATCH_MAX, and never
-   * more than the target chat's window holds (20 for the staff group, 3 for a client's private chat) — every copied
-   * message counts, so a larger batch could never be granted and the lane would wait forever.
-   */
-  private async copyRun(head: Item, room: number): Promise<Item[]> {
-    const run: Item[] = []
-    const limits = this.deps.config.telegramLimits
-    const window = this.dir === 'in' ? limits.group.count : limits.chat.count
-    const limit = Math.max(1, Math.min(COPY_BATCH_MAX, window, room))
-    for (const item of await pendingItems(this.db, this.v.id, this.dir, limit)) {
-      if (item.chat_id !== head.chat_id || !(await this.batchable(item))) break
-      if (run.length && item.message_id! <= run[run.length - 1]!.message_id!) break
-      run.push(item)
-    }
-    return run.length ? run : [head]
-  }
-
-  /**
-   * A client's messages past the anti-flood rate, as one message (antiflood.ts): each text maps to it; the photos
-   * and files it lists are copied next (deliver).
-   */
-  private async sendDigest(route: Route, batch: Item[]): Promise<void> {
-    const chat = route.support_chat_id
-    const thread = route.message_thread_id
-    const m = await this.api.sendMessage(chat, digestText(this.deps, this.desk.defaultLanguage, batch), {
-      message_thread_id: thread,
-      link_preview_options: { is_disabled: true },
-    })
-    for (const item of batch.filter(inDigestText))
-      await markSent(this.db, item.id, {
-        chatId: chat,
-        threadId: thread,
-        messageId: m.message_id,
-        version: item.version,
-      })
   }
 
   /** To the client: into the consultation's topic of their private chat when it has a usable one (issue 26). */
@@ -533,7 +476,7 @@ class LaneRun {
     const chat = this.v.user_id
     if (head.kind === 'note' || head.kind === 'text') {
       const { text, entities } = this.render(head)
-      const reply = await this.replyTo(head, chat)
+      const reply = await replyTo(this, head, chat)
       const m = await this.api.sendMessage(chat, text, {
         ...(thread !== undefined ? { message_thread_id: thread } : {}),
         ...(entities ? { entities } : {}),
@@ -548,63 +491,7 @@ class LaneRun {
       })
       return
     }
-    await this.copy(batch, chat, thread)
-  }
-
-  /** copyMessage for one item (keeping its reply), copyMessages for an album (keeping it an album). */
-  private async copy(batch: Item[], chat: number, thread: number | undefined): Promise<void> {
-    const head = batch[0]!
-    const from = head.chat_id!
-    const threadOpt = thread !== undefined ? { message_thread_id: thread } : {}
-    if (batch.length === 1) {
-      const reply = await this.replyTo(head, chat)
-      const markup = this.draftButton(head, thread)
-      const r = await this.api.copyMessage(chat, from, head.message_id!, {
-        ...threadOpt,
-        ...(reply ? { reply_parameters: reply } : {}),
-        ...(markup ? { reply_markup: markup } : {}),
-      })
-      await markSent(this.db, head.id, {
-        chatId: chat,
-        threadId: thread ?? null,
-        messageId: r.message_id,
-        version: head.version,
-      })
-      return
-    }
-    const ids = batch.map((b) => b.message_id!)
-    const r = await this.api.copyMessages(chat, from, ids, threadOpt)
-    // Telegram skips parts it cannot copy without saying which: map part to copy only when none was skipped.
-    const exact = r.length === batch.length
-    for (const [i, item] of batch.entries()) {
-      const mirror = exact ? r[i] : i === 0 ? r[0] : undefined
-      await markSent(this.db, item.id, {
-        chatId: chat,
-        threadId: thread ?? null,
-        messageId: mirror?.message_id ?? null,
-        version: item.version,
-      })
-    }
-  }
-
-  /** "Draft answer" on a client's message in the topic, when the tariff includes drafts and the desk drafts. */
-  private draftButton(item: Item, thread: number | undefined): InlineKeyboardMarkup | undefined {
-    if (thread === undefined || item.direction !== 'in' || this.v.drafts <= 0) return undefined
-    if (!deskDrafting(this.deps.config.llm, this.desk).enabled) return undefined
-    return draftButtonMarkup(this.deps, this.desk, this.v.id)
-  }
-
-  /** The reply-to in the target chat: the copy (or original) of what the source replied to. */
-  private async replyTo(item: Item, targetChat: number): Promise<ReplyParameters | undefined> {
-    if (!item.reply_to_message_id || !item.chat_id) return undefined
-    const id = await correspondingMessage(
-      this.db,
-      this.v.bot_id,
-      item.chat_id,
-      item.reply_to_message_id,
-      targetChat,
-    )
-    return id ? { message_id: id, allow_sending_without_reply: true } : undefined
+    await copy(this, batch, chat, thread)
   }
 
   private render(item: Item): { text: string; entities?: MessageEntity[]; markup?: InlineKeyboardMarkup } {
@@ -692,71 +579,6 @@ class LaneRun {
 
   // ------------------------------------------------------------------------------------------------------------
   // Edits, receipts, card, title
-
-  /** Mirrors real edits of text or caption onto the copies. */
-  private async edits(): Promise<Outcome | undefined> {
-    for (const e of await pendingEdits(this.db, this.v.id, this.dir)) {
-      this.lease.check()
-      if (e.mirror_message_id === null || e.mirror_chat_id === null) {
-        await setMirrorVersion(this.db, e.id, e.version)
-        continue
-      }
-      const c = e.content ?? {}
-      try {
-        if (e.content_type === 'text')
-          await this.api.editMessageText(e.mirror_chat_id, e.mirror_message_id, c.text ?? '', {
-            ...(c.entities?.length ? { entities: c.entities as MessageEntity[] } : {}),
-          })
-        else
-          await this.api.editMessageCaption(e.mirror_chat_id, e.mirror_message_id, {
-            caption: c.caption ?? '',
-            ...(c.caption_entities?.length
-              ? { caption_entities: c.caption_entities as MessageEntity[] }
-              : {}),
-          })
-      } catch (err) {
-        if (err instanceof BudgetWait) return { kind: 'defer', seconds: err.seconds }
-        const wait = retryAfterSeconds(err)
-        if (wait !== undefined) return { kind: 'defer', seconds: wait }
-        if (this.dir === 'out' && isBlocked(err)) {
-          await recordClientBlocked(this.deps, this.v)
-          return DONE
-        }
-        // A copy in a topic that is gone, or an edit Telegram will never take: nothing more to do for it.
-        if (
-          !isEditSettled(err) &&
-          !isTopicUnusable(err) &&
-          !(err instanceof GrammyError && err.error_code === 400)
-        )
-          throw err
-      }
-      await setMirrorVersion(this.db, e.id, e.version)
-    }
-    return undefined
-  }
-
-  /** The receipt on each accepted client message, once it is in the topic. Cosmetic: failures are not retried. */
-  private async reactions(): Promise<void> {
-    const rows = await unreacted(this.db, this.v.id)
-    const done: number[] = []
-    for (const r of rows) {
-      try {
-        await this.api.setMessageReaction(r.chat_id!, r.message_id!, [
-          { type: 'emoji', emoji: RECEIPT_REACTION },
-        ])
-      } catch (err) {
-        if (isBlocked(err)) {
-          await recordClientBlocked(this.deps, this.v)
-          done.push(...rows.map((x) => x.id))
-          break
-        }
-        if (retryAfterSeconds(err) !== undefined) break
-        this.deps.log.debug({ err: errorSummary(err) }, 'reaction not set')
-      }
-      done.push(r.id)
-    }
-    await markReacted(this.db, done)
-  }
 
   private async flagged(
     flag: 'card_dirty' | 'title_dirty',

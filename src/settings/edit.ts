@@ -1,3 +1,4 @@
+import { isDeskAdmin } from '../config/access'
 import type { DeskConfig } from '../config/schema'
 import type { Db, Trx } from '../db/database'
 import {
@@ -55,9 +56,7 @@ class Refused extends Error {
   }
 }
 
-export function isDeskAdmin(doc: Pick<DeskConfig, 'staff'>, userId: number): boolean {
-  return doc.staff.owner === userId || doc.staff.admins.includes(userId)
-}
+export { isDeskAdmin }
 
 export async function editDesk(
   db: Db,

@@ -1,3 +1,4 @@
+import { deskRole } from '../config/access'
 import type { DeskConfig } from '../config/schema'
 
 /**
@@ -17,20 +18,12 @@ export function ownerOf(desk: StaffOf): number | undefined {
   return desk.staff.owner ?? undefined
 }
 
-export function isOwner(desk: StaffOf, userId: number): boolean {
-  return ownerOf(desk) === userId
-}
+export { isDeskAdmin, isOwner } from '../config/access'
 
-/** The owner or an admin of the desk. */
-export function isDeskAdmin(desk: StaffOf, userId: number): boolean {
-  return isOwner(desk, userId) || desk.staff.admins.includes(userId)
-}
-
+/** The person's role in the desk (src/config/access.ts), undefined when not staff. */
 export function roleOf(desk: StaffOf, userId: number): StaffRole | undefined {
-  if (isOwner(desk, userId)) return 'owner'
-  if (desk.staff.admins.includes(userId)) return 'admin'
-  if (desk.staff.experts.includes(userId)) return 'expert'
-  return undefined
+  const r = deskRole(desk, userId)
+  return r === 'none' ? undefined : r
 }
 
 /** Everyone told about the desk's groups: the owner and the admins, once each. */

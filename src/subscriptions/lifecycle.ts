@@ -1,11 +1,12 @@
 import { audit } from '../audit/audit'
 import { clientZone } from '../clients/clients.service'
 import type { DeskRuntime } from '../config/load'
+import { pick } from '../config/load'
 import type { Deps } from '../deps'
 import { dbNow } from '../orders/orders.repository'
 import { notify } from '../telegram/notify'
 import { formatDate } from '../time/format'
-import { changeStartsAt, findPlan, pickText } from './plans'
+import { changeStartsAt, findPlan } from './plans'
 import { editSubscriptionQueue } from './subscriptions.jobs'
 import {
   latestPeriod,
@@ -52,7 +53,7 @@ async function soldPlan(deps: Deps, desk: DeskRuntime, sub: Subscription, lang: 
   const plan = link?.plan ?? findPlan(desk, sub.plan_code)
   return {
     code: plan?.code ?? sub.plan_code,
-    title: plan ? pickText(plan.title, lang, desk.defaultLanguage) : sub.plan_code,
+    title: plan ? pick(plan.title, lang, desk.defaultLanguage) : sub.plan_code,
   }
 }
 

@@ -2,6 +2,7 @@ import type { SuccessfulPayment } from 'grammy/types'
 import { audit } from '../audit/audit'
 import { clientZone } from '../clients/clients.service'
 import type { DeskRuntime } from '../config/load'
+import { pick } from '../config/load'
 import type { PlanConfig } from '../config/schema'
 import { consultationActivatedQueue, jobId, scheduleWindowJobs } from '../consultations/consultations.jobs'
 import type { Deps } from '../deps'
@@ -23,7 +24,7 @@ import { notify } from '../telegram/notify'
 import { formatDate } from '../time/format'
 import { refuseCharge } from './charge-refusal'
 import { graceMs, linkPlan, type PayCtx, type PlanPaymentOutcome, refreshPlanCard } from './pay-context'
-import { changeStartsAt, parsePlanPayload, periodEnd, pickText } from './plans'
+import { changeStartsAt, parsePlanPayload, periodEnd } from './plans'
 import { SUBSCRIPTION_KIND } from './purchase'
 import { scheduleLapse, scheduleReminder } from './renewal-jobs'
 import { editSubscriptionQueue, subscriptionCarryQueue } from './subscriptions.jobs'
@@ -228,7 +229,7 @@ async function start(c: PayCtx): Promise<PlanPaymentOutcome> {
       key: 'sub-changed',
       params: {
         title: order.title,
-        from: pickText(from.title, order.lang, desk.defaultLanguage),
+        from: pick(from.title, order.lang, desk.defaultLanguage),
         questions: period.granted,
         price,
         ...dates,

@@ -1,6 +1,6 @@
-import { createHash } from 'node:crypto'
 import type { DeskRuntime } from '../config/load'
 import type { PlanConfig } from '../config/schema'
+import { termsHash } from '../orders/orders.service'
 
 /**
  * Plans (config `desks[].plans`, kind subscription) and the invoice payloads of their purchases. A plan's terms are
@@ -14,12 +14,9 @@ export function findPlan(desk: DeskRuntime, code: string): PlanConfig | undefine
   return desk.plans.find((p) => p.code === code)
 }
 
+/** A plan's terms pinned in callback data: the terms hash of orders (src/orders) over its code and version. */
 export function planTermsHash(p: PlanConfig): string {
-  return createHash('sha256').update(`${p.code}:${p.terms.version}`).digest('base64url').slice(0, 8)
-}
-
-export function pickText(t: Partial<Record<string, string>>, lang: string, fallback: string): string {
-  return t[lang] ?? t[fallback] ?? Object.values(t)[0] ?? ''
+  return termsHash(`${p.code}:${p.terms.version}`)
 }
 
 /** "s:<order>": the link of a subscription (a first purchase, or a change of plan: a new subscription). */

@@ -1,6 +1,7 @@
 import type { User } from 'grammy/types'
 import { isClientBanned } from '../clients/clients.repository'
 import type { DeskRuntime } from '../config/load'
+import { pick } from '../config/load'
 import type { PlanConfig } from '../config/schema'
 import { claimUpdate } from '../db/once'
 import type { Deps } from '../deps'
@@ -8,14 +9,7 @@ import { dbNow, insertOrder, type Order } from '../orders/orders.repository'
 import type { PreCheckoutRefusal } from '../payments/pre-checkout'
 import { XTR } from '../payments/pre-checkout'
 import { cut, INVOICE_TITLE_MAX } from '../text'
-import {
-  changeStartsAt,
-  findPlan,
-  parsePlanPayload,
-  pickText,
-  planTermsHash,
-  subscriptionPayload,
-} from './plans'
+import { changeStartsAt, findPlan, parsePlanPayload, planTermsHash, subscriptionPayload } from './plans'
 import { activeSubscriptionOf, latestPeriod, linkOf, lockSubscription } from './subscriptions.repository'
 
 /**
@@ -97,7 +91,7 @@ export async function createPlanOrder(
       user_id: input.from.id,
       kind: SUBSCRIPTION_KIND,
       tariff_code: plan.code,
-      title: cut(pickText(plan.title, input.lang, desk.defaultLanguage), INVOICE_TITLE_MAX),
+      title: cut(pick(plan.title, input.lang, desk.defaultLanguage), INVOICE_TITLE_MAX),
       price_stars: plan.priceStars,
       window_minutes: 30 * 24 * 60,
       appeals: plan.questions,

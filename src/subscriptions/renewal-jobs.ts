@@ -1,5 +1,6 @@
 import { clientZone } from '../clients/clients.service'
 import type { DeskRuntime } from '../config/load'
+import { pick } from '../config/load'
 import { jobId } from '../consultations/consultations.jobs'
 import type { Deps } from '../deps'
 import type { Outbox } from '../jobs/jobs'
@@ -9,7 +10,7 @@ import { dbNow } from '../orders/orders.repository'
 import { notify } from '../telegram/notify'
 import { formatDate } from '../time/format'
 import { graceMs, linkPlan } from './pay-context'
-import { pickText, reminderAt } from './plans'
+import { reminderAt } from './plans'
 import { subscriptionLapseQueue, subscriptionReminderQueue } from './subscriptions.jobs'
 import { latestPeriod, linkOf, lockSubscription } from './subscriptions.repository'
 
@@ -80,7 +81,7 @@ export async function runRenewalReminder(
       lang: order.lang,
       key: 'sub-renewal-reminder',
       params: {
-        title: pickText(plan.title, order.lang, desk.defaultLanguage),
+        title: pick(plan.title, order.lang, desk.defaultLanguage),
         when: formatDate(next, zone, order.lang),
         price: sub.price_stars,
         questions: plan.questions,

@@ -1,8 +1,9 @@
 import { formatHours, formatInstant } from './format'
 
 /**
- * Time zones offered to clients (a short list: a button per zone fits a Telegram keyboard; anything else an admin
- * can set). Index = the callback's argument, so the list only grows at the end.
+ * Time zones offered to clients (a short list: a button per zone fits a Telegram keyboard); a client can pick no
+ * other. The same list is what an admin picks the desk's zone from in /settings; a desk zone outside it comes only
+ * from the config file. Index = the callback's argument, so the list only grows at the end.
  */
 export const OFFERED_ZONES = [
   'Europe/Kaliningrad',

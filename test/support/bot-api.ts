@@ -1627,6 +1627,15 @@ export class BotApiStandIn {
     b.info = { ...b.info, ...info, id: b.id, is_bot: true }
   }
 
+  /**
+   * The command menu this bot last set for a scope and language (what Telegram would show there; no fallback from a
+   * chat's scope to the wider ones is made: ask for each scope).
+   */
+  menu(bot: BotRef, scope: Record<string, unknown> = { type: 'default' }, lang?: string): string[] {
+    const key = `${JSON.stringify(scope)}|${lang ?? ''}`
+    return (this.botState(toBotId(bot)).commands.get(key) ?? []).map((c) => c.command)
+  }
+
   /** The last allowed_updates the bot passed to getUpdates or setWebhook (undefined: never). */
   lastAllowedUpdates(bot: BotRef): string[] | undefined {
     return this.botState(toBotId(bot)).lastAllowedUpdates
@@ -3072,6 +3081,16 @@ export class BotApiStandIn {
       `${JSON.stringify(p.scope ?? { type: 'default' })}|${p.language_code ?? ''}`
     this.on('setMyCommands', (b, p) => {
       const commands: BotCommand[] = Array.isArray(p.commands) ? p.commands : []
+      if (commands.length > 100) badRequest('too many commands')
+      const scope = (p.scope ?? { type: 'default' }) as Record<string, unknown>
+      const known = ['default', 'all_private_chats', 'all_group_chats', 'all_chat_administrators']
+      if (['chat', 'chat_administrators', 'chat_member'].includes(String(scope.type))) {
+        if (scope.chat_id === undefined) badRequest('chat_id is empty')
+        // A private chat exists once the user wrote to the bot; chat_member covers members of groups only.
+        if (Number(scope.chat_id) > 0 && !this.chats.has(Number(scope.chat_id))) fail(TgErrors.chatNotFound)
+        if (scope.type === 'chat_member' && (Number(scope.chat_id) > 0 || scope.user_id === undefined))
+          badRequest('invalid bot command scope')
+      } else if (!known.includes(String(scope.type))) badRequest('invalid bot command scope')
       for (const cmd of commands) {
         if (!/^[a-z0-9_]{1,32}$/.test(cmd.command)) badRequest('BOT_COMMAND_INVALID')
         if (!cmd.description || cmd.description.length > 256) badRequest('BOT_COMMAND_DESCRIPTION_INVALID')

@@ -1,13 +1,8 @@
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
+import { mayActIn } from '../../src/config/access'
 import { type DeskRuntime, parseConfig } from '../../src/config/load'
-import {
-  expertsOfGroup,
-  isStaffGroup,
-  mayActIn,
-  staffChatOf,
-  staffGroupsOf,
-} from '../../src/config/staff-groups'
+import { expertsOfGroup, isStaffGroup, staffChatOf, staffGroupsOf } from '../../src/config/staff-groups'
 import { assignable } from '../../src/experts/availability'
 import { TEST_CONFIG } from '../support/app'
 

@@ -5,10 +5,11 @@ import { refundPreview, refundWithTopUps } from '../../payments/refund-with-topu
 import { findDeskPayment, type RefundOutcome, refundPayment, refundsWaiting } from '../../payments/refunds'
 import type { PaidTopUp } from '../../payments/topup-refund'
 import { cut } from '../../text'
+import { actorIdOf, isAdminHere } from '../access'
 import type { BotContext } from '../context'
 
 /**
- * Admin payment tools (in the staff group or a private chat with the bot; admins only, by Telegram id from config):
+ * Admin payment tools (in the staff group or a private chat with the bot; the owner and admins only):
  *
  * - Refund buttons (rf:ask:<payment>) on payment alerts, and `/refund <charge id | #payment id>`: a confirmation
  *   (rf:yes:<payment> / rf:no) first, then refundStarPayment. Telegram's error description is shown as it is. A
@@ -20,9 +21,8 @@ import type { BotContext } from '../context'
  */
 export const adminPaymentsFeature = new Composer<BotContext>()
 
-function isAdmin(ctx: BotContext): boolean {
-  return !!ctx.from && ctx.desk.staff.admins.includes(ctx.from.id)
-}
+/** The owner and admins (src/config/access.ts; an anonymous admin too, in a staff group that allows them). */
+const isAdmin = isAdminHere
 
 const where = (ctx: BotContext) => {
   const m = ctx.msg ?? ctx.callbackQuery?.message
@@ -144,7 +144,7 @@ adminPaymentsFeature.callbackQuery(/^rf:(ask|yes):(\d{1,15})$/, async (ctx) => {
   await ctx.answerCallbackQuery()
   const paymentId = Number(ctx.match[2])
   if (ctx.match[1] === 'ask') return askConfirmation(ctx, paymentId)
-  const r = await refundPayment(ctx.deps, ctx.desk, { paymentId }, { id: ctx.from.id, source: 'admin' })
+  const r = await refundPayment(ctx.deps, ctx.desk, { paymentId }, { id: actorIdOf(ctx), source: 'admin' })
   const text = refundOutcomeText(ctx, r)
   await ctx.editMessageText(text).catch(() => ctx.reply(text, where(ctx)))
 })
@@ -161,7 +161,7 @@ adminPaymentsFeature.callbackQuery(/^rf:all:(\d{1,15}):(\d{1,15})$/, async (ctx)
     ctx.desk,
     paymentId,
     { upTo: Number(ctx.match[2]) },
-    { id: ctx.from.id, source: 'admin' },
+    { id: actorIdOf(ctx), source: 'admin' },
   )
   const text =
     r.status === 'done'
@@ -236,7 +236,7 @@ admin.command('refunds', async (ctx) => {
 })
 
 admin.command('reconcile', async (ctx) => {
-  await requestReconciliation(ctx.deps, ctx.desk, ctx.from!.id)
+  await requestReconciliation(ctx.deps, ctx.desk, actorIdOf(ctx))
   await ctx.reply(say(ctx)('reconcile-started'), where(ctx))
 })
 

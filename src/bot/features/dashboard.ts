@@ -1,7 +1,7 @@
 import { Composer } from 'grammy'
 import { isStaffGroup } from '../../config/staff-groups'
-import { roleOf } from '../../dashboard/access'
 import { reportDashboardButton, setMenuButton, webAppButton } from '../../dashboard/links'
+import { isStaffHere } from '../access'
 import type { BotContext } from '../context'
 
 /**
@@ -12,7 +12,7 @@ export const dashboardFeature = new Composer<BotContext>()
 
 dashboardFeature.chatType('private').command('dashboard', async (ctx) => {
   const { deps, desk } = ctx
-  if (!roleOf(desk, ctx.from.id)) return ctx.reply(ctx.t('dashboard-staff-only'))
+  if (!isStaffHere(ctx)) return ctx.reply(ctx.t('dashboard-staff-only'))
   const button = webAppButton(deps.config, desk, ctx.t('dashboard-open'))
   if (!button) return ctx.reply(ctx.t('dashboard-not-configured'))
   await setMenuButton(ctx.api, deps, desk, ctx.from.id)
@@ -26,10 +26,7 @@ dashboardFeature
     const t = (key: string) => deps.i18n.t(desk.defaultLanguage, key)
     const m = ctx.msg
     const thread = m.is_topic_message && m.message_thread_id ? { message_thread_id: m.message_thread_id } : {}
-    const staff = m.sender_chat
-      ? m.sender_chat.id === m.chat.id && desk.staff.anonymousAdmins
-      : !!m.from && !!roleOf(desk, m.from.id)
-    if (!staff) return ctx.reply(t('dashboard-staff-only'), thread)
+    if (!isStaffHere(ctx)) return ctx.reply(t('dashboard-staff-only'), thread)
     const button = reportDashboardButton(deps.config, desk, ctx.me.username, t('dashboard-open'))
     if (!button) return ctx.reply(t('dashboard-not-configured'), thread)
     await ctx.reply(t('dashboard-here'), { ...thread, reply_markup: { inline_keyboard: button } })

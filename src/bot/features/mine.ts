@@ -1,5 +1,5 @@
 import { Composer } from 'grammy'
-import { roleOf } from '../../dashboard/access'
+import { deskRole, isAdminRole, isStaffRole } from '../../config/access'
 import { queueOf, renderQueue } from '../../experts/queue'
 import type { BotContext } from '../context'
 
@@ -12,9 +12,9 @@ export const mineFeature = new Composer<BotContext>()
 
 mineFeature.chatType('private').command('mine', async (ctx, next) => {
   const { deps, desk } = ctx
-  const role = roleOf(desk, ctx.from.id)
-  if (!role) return next()
-  const admin = role === 'admin'
+  const role = deskRole(desk, ctx.from.id)
+  if (!isStaffRole(role)) return next()
+  const admin = isAdminRole(role)
   const q = await queueOf(deps.db, desk, { userId: ctx.from.id, admin })
   const { text, entities } = renderQueue((k, p) => deps.i18n.t(ctx.lang, k, p), ctx.lang, q, admin)
   await ctx.reply(text, { entities, link_preview_options: { is_disabled: true } })

@@ -16,6 +16,7 @@ import {
 import { refundDispute } from '../../payments/refunds'
 import { cut, PLACEHOLDER_MAX } from '../../text'
 import { formatDate } from '../../time/format'
+import { actorIdOf, isAdminHere, isStaffHere } from '../access'
 import type { BotContext } from '../context'
 import { refundOutcomeText, say } from './admin-payments'
 
@@ -147,17 +148,10 @@ priv.callbackQuery(/^ps:/, (ctx) =>
 // ---------------------------------------------------------------------------------------------------------------
 // Staff side
 
-function isAdmin(ctx: BotContext): boolean {
-  return !!ctx.from && ctx.desk.staff.admins.includes(ctx.from.id)
-}
-function isStaff(ctx: BotContext): boolean {
-  return isAdmin(ctx) || (!!ctx.from && ctx.desk.staff.experts.includes(ctx.from.id))
-}
-
 const staff = paysupportFeature.filter((ctx) => ctx.chat?.id === ctx.desk.staffChatId)
 
 async function adminsOnly(ctx: BotContext): Promise<boolean> {
-  if (isAdmin(ctx)) return true
+  if (isAdminHere(ctx)) return true
   await ctx.answerCallbackQuery({ text: ctx.t('admin-only'), show_alert: true })
   return false
 }
@@ -178,7 +172,7 @@ staff.callbackQuery(/^dp:refund-yes:(\d{1,15})$/, async (ctx) => {
   if (!(await adminsOnly(ctx))) return
   await ctx.answerCallbackQuery()
   const id = Number(ctx.match[1])
-  const r = await refundDispute(ctx.deps, ctx.desk, { disputeId: id, adminId: ctx.from.id })
+  const r = await refundDispute(ctx.deps, ctx.desk, { disputeId: id, adminId: actorIdOf(ctx) })
   let text: string
   if (r.status === 'no-payment') text = say(ctx)('dispute-refund-no-payment', { ticket: String(id) })
   else if (r.status === 'unknown') text = say(ctx)('dispute-unknown', { ticket: String(id) })
@@ -194,7 +188,7 @@ staff.callbackQuery(/^dp:decline:(\d{1,15})$/, async (ctx) => {
   if (!(await adminsOnly(ctx))) return
   const r = await awaitDeclineReason(ctx.deps, ctx.desk, {
     disputeId: Number(ctx.match[1]),
-    adminId: ctx.from.id,
+    adminId: actorIdOf(ctx),
   })
   const text =
     r.status === 'done'
@@ -207,7 +201,10 @@ staff.callbackQuery(/^dp:decline:(\d{1,15})$/, async (ctx) => {
 
 staff.callbackQuery(/^dp:close:(\d{1,15})$/, async (ctx) => {
   if (!(await adminsOnly(ctx))) return
-  const r = await closeDispute(ctx.deps, ctx.desk, { disputeId: Number(ctx.match[1]), adminId: ctx.from.id })
+  const r = await closeDispute(ctx.deps, ctx.desk, {
+    disputeId: Number(ctx.match[1]),
+    adminId: actorIdOf(ctx),
+  })
   if (r.status === 'done') return ctx.answerCallbackQuery()
   const text =
     r.status === 'not-open'
@@ -245,7 +242,7 @@ staff.on('message', async (ctx, next) => {
   if (!m.message_thread_id || !m.is_topic_message) return next()
   const d = await findDisputeByThread(ctx.deps.db, ctx.desk.botId, m.message_thread_id)
   if (!d) return next()
-  if (!isStaff(ctx) || !hasContent(m)) return
+  if (!isStaffHere(ctx) || !hasContent(m)) return
   const text = m.text ?? m.caption ?? ''
   // Commands (/refund, ...) go on to their handlers; internal notes stay in the topic.
   if (text.startsWith('/')) return next()
@@ -254,10 +251,10 @@ staff.on('message', async (ctx, next) => {
     await ctx.reply(say(ctx)('dispute-not-open', { ticket: String(d.id), state: d.state }), threadOf(ctx))
     return
   }
-  if (d.decline_pending_by === ctx.from?.id && m.text) {
+  if (d.decline_pending_by === actorIdOf(ctx) && m.text) {
     const r = await declineDispute(ctx.deps, ctx.desk, {
       disputeId: d.id,
-      adminId: ctx.from.id,
+      adminId: actorIdOf(ctx),
       reason: m.text,
     })
     // The topic job posts the outcome ("declined by …: reason") and closes the topic.
@@ -268,5 +265,5 @@ staff.on('message', async (ctx, next) => {
       )
     return
   }
-  await relayStaffMessage(ctx.deps, ctx.desk, { dispute: d, fromId: ctx.from!.id, messageId: m.message_id })
+  await relayStaffMessage(ctx.deps, ctx.desk, { dispute: d, fromId: actorIdOf(ctx), messageId: m.message_id })
 })

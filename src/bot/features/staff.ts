@@ -1,6 +1,7 @@
 import { Composer, InlineKeyboard } from 'grammy'
 import type { Message } from 'grammy/types'
-import { isStaffGroup, mayActIn } from '../../config/staff-groups'
+import { deskRole, isAdminRole, isStaffRole } from '../../config/access'
+import { isStaffGroup } from '../../config/staff-groups'
 import { recordEditedMessage, recordStaffMessage } from '../../consultations/answers'
 import {
   addInternalNote,
@@ -15,6 +16,7 @@ import {
 } from '../../consultations/desk.service'
 import { rememberStaffName } from '../../experts/experts.service'
 import { contentTypeOf } from '../../routing/content'
+import { roleOfSender } from '../access'
 import type { BotContext } from '../context'
 
 /**
@@ -38,25 +40,17 @@ interface Staff {
 }
 
 /**
- * Who the sender is on this desk, where they write: the desk's admins act in every staff group; an expert acts in
- * the groups that list them (src/config/staff-groups.ts) and in private; an anonymous admin only as the group it
- * posts in, and only where the config allows it. Undefined: not staff here.
+ * Who the sender is on this desk, where they write (the desk's policy, src/config/access.ts): an owner counts as an
+ * admin here; an anonymous admin acts as the group it posts in. Undefined: not staff here.
  */
 export function staffOf(ctx: BotContext, m: Pick<Message, 'from' | 'sender_chat'>): Staff | undefined {
-  const desk = ctx.desk
-  const chat = ctx.chat
-  if (m.sender_chat) {
-    return m.sender_chat.id === chat?.id && isStaffGroup(desk, chat.id) && desk.staff.anonymousAdmins
-      ? { role: 'admin', id: chat.id, label: 'anonymous admin' }
-      : undefined
-  }
-  const u = m.from
-  if (!u || u.is_bot) return undefined
+  const r = roleOfSender(ctx, m)
+  if (!isStaffRole(r)) return undefined
+  const role: Role = isAdminRole(r) ? 'admin' : 'expert'
+  if (m.sender_chat) return { role, id: m.sender_chat.id, label: 'anonymous admin' }
+  const u = m.from!
   const label = [u.first_name, u.last_name].filter(Boolean).join(' ') || `id ${u.id}`
-  if (desk.staff.admins.includes(u.id)) return { role: 'admin', id: u.id, label }
-  if (!desk.staff.experts.includes(u.id)) return undefined
-  if (chat && chat.type !== 'private' && !mayActIn(desk, chat.id, u.id)) return undefined
-  return { role: 'expert', id: u.id, label }
+  return { role, id: u.id, label }
 }
 
 /**
@@ -112,7 +106,7 @@ group.on('message', async (ctx, next) => {
  */
 async function refuseOtherGroup(ctx: BotContext, route: ConsultationTopic, m: Message): Promise<void> {
   const { deps, desk } = ctx
-  if (!m.from || m.sender_chat || !desk.staff.experts.includes(m.from.id)) return
+  if (!m.from || m.sender_chat || deskRole(desk, m.from.id) !== 'expert') return
   const text = m.text ?? m.caption ?? ''
   if (text.startsWith(desk.internalNotePrefix) || !contentTypeOf(m)) return
   const c = { id: route.consultation_id, bot_id: route.bot_id, user_id: route.user_id }

@@ -3,7 +3,6 @@ import { recordStart } from '../../clients/clients.service'
 import { pick } from '../../config/load'
 import { sellableTariffs } from '../../orders/tariffs'
 import { openForSale } from '../../settings/setup'
-import { pickText } from '../../subscriptions/plans'
 import type { BotContext } from '../context'
 import { notOpenText } from './tariffs'
 
@@ -30,7 +29,7 @@ priv.command('start', async (ctx) => {
     .filter((p) => !p.paused)
     .map((p) =>
       ctx.t('welcome-plan-line', {
-        title: pickText(p.title, ctx.lang, desk.defaultLanguage),
+        title: pick(p.title, ctx.lang, desk.defaultLanguage),
         price: p.priceStars,
       }),
     )

@@ -1,5 +1,6 @@
 import { Composer, InlineKeyboard } from 'grammy'
 import { chooseClientZone, clientZone } from '../../clients/clients.service'
+import { pick } from '../../config/load'
 import type { Db } from '../../db/database'
 import {
   clientOrders,
@@ -8,7 +9,7 @@ import {
   consultationStatusLines,
 } from '../../lifecycle/status'
 import { changeDeadline } from '../../payments/change-start'
-import { findPlan, pickText } from '../../subscriptions/plans'
+import { findPlan } from '../../subscriptions/plans'
 import { cut, MESSAGE_TEXT_MAX } from '../../text'
 import { OFFERED_ZONES } from '../../time/client-time'
 import { formatDate, formatInstant, zoneIn, zoneName } from '../../time/format'
@@ -138,7 +139,7 @@ async function moneyLines(ctx: BotContext & { from: { id: number } }): Promise<s
     const rows = [ctx.t('status-periods-title')]
     for (const p of periods) {
       const plan = findPlan(desk, p.plan_code)
-      const title = plan ? pickText(plan.title, ctx.lang, desk.defaultLanguage) : p.plan_code
+      const title = plan ? pick(plan.title, ctx.lang, desk.defaultLanguage) : p.plan_code
       const current =
         p.subscription_state === 'active' && p.period_start.getTime() <= now && now < p.period_end.getTime()
       rows.push(

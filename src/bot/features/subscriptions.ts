@@ -1,6 +1,7 @@
 import { Composer, InlineKeyboard } from 'grammy'
 import type { PreCheckoutQuery, SuccessfulPayment } from 'grammy/types'
 import type { DeskRuntime } from '../../config/load'
+import { pick } from '../../config/load'
 import type { PlanConfig } from '../../config/schema'
 import { runningBeforePurchase } from '../../consultations/several'
 import type { Deps } from '../../deps'
@@ -12,7 +13,6 @@ import {
   findPlan,
   parsePlanPayload,
   periodEnd,
-  pickText,
   planTermsHash,
   SUBSCRIPTION_PERIOD_SECONDS,
 } from '../../subscriptions/plans'
@@ -71,8 +71,8 @@ function planCard(ctx: BotContext, p: PlanConfig): string {
   const lang = ctx.lang
   const d = ctx.desk.defaultLanguage
   const lines = [
-    ctx.t('plan-card-title', { title: pickText(p.title, lang, d), price: p.priceStars }),
-    pickText(p.description, lang, d),
+    ctx.t('plan-card-title', { title: pick(p.title, lang, d), price: p.priceStars }),
+    pick(p.description, lang, d),
     ctx.t('plan-card-questions', { questions: p.questions }),
   ]
   if (p.drafts > 0) lines.push(ctx.t('plan-card-drafts', { drafts: p.drafts }))
@@ -94,7 +94,7 @@ function planCard(ctx: BotContext, p: PlanConfig): string {
   lines.push(ctx.t(`plan-card-refund-${p.refundPolicy}`))
   lines.push(ctx.t('plan-card-change'))
   lines.push(ctx.t('plan-card-terms', { version: p.terms.version }))
-  lines.push(pickText(p.terms.text, lang, d))
+  lines.push(pick(p.terms.text, lang, d))
   return lines.join('\n')
 }
 
@@ -202,7 +202,7 @@ async function sendLink(ctx: BotContext, kind: 'subscribe' | 'change', code: str
   await ctx.answerCallbackQuery()
   const lang = ctx.lang
   const d = ctx.desk.defaultLanguage
-  const title = cut(pickText(r.plan.title, lang, d), INVOICE_TITLE_MAX)
+  const title = cut(pick(r.plan.title, lang, d), INVOICE_TITLE_MAX)
   const zone = (await planView(ctx.deps, ctx.desk, ctx.from!.id, lang))?.zone ?? ctx.desk.schedule.timezone
   const start = r.change ? formatDate(r.change.startsAt, zone, lang) : ''
   const description = cut(
@@ -226,7 +226,7 @@ async function sendLink(ctx: BotContext, kind: 'subscribe' | 'change', code: str
     ? ctx.t('plan-change-offer', {
         title,
         price: r.amount,
-        from: pickText(r.change.from.title, lang, d),
+        from: pick(r.change.from.title, lang, d),
         start,
         end: formatDate(periodEnd(r.change.startsAt), zone, lang),
         carry: r.plan.carryOver === 'none' ? 0 : r.plan.carryOver.capped,
@@ -263,7 +263,7 @@ priv.callbackQuery('sub:change', async (ctx) => {
   const kb = new InlineKeyboard()
   for (const p of options)
     kb.text(
-      `${pickText(p.title, ctx.lang, ctx.desk.defaultLanguage)} — ${ctx.t('plan-btn-subscribe-price', { price: p.priceStars })}`,
+      `${pick(p.title, ctx.lang, ctx.desk.defaultLanguage)} — ${ctx.t('plan-btn-subscribe-price', { price: p.priceStars })}`,
       `sub:chg:${p.code}:${planTermsHash(p)}`,
     ).row()
   const start = formatDate(v.changeStartsAt, v.zone, ctx.lang)

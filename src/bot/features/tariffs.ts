@@ -10,7 +10,6 @@ import { closedUntil, closedWarning, invoiceTexts, openingStartText, tariffCard 
 import { orderPayload } from '../../payments/payload'
 import { XTR } from '../../payments/pre-checkout'
 import { openForSale } from '../../settings/setup'
-import { pickText } from '../../subscriptions/plans'
 import { formatInstant } from '../../time/format'
 import type { BotContext } from '../context'
 
@@ -44,7 +43,7 @@ function listKeyboard(ctx: BotContext): InlineKeyboard {
   for (const p of (ctx.desk.plans ?? []).filter((p) => !p.paused))
     kb.text(
       ctx.t('plan-list-button', {
-        title: pickText(p.title, ctx.lang, ctx.desk.defaultLanguage),
+        title: pick(p.title, ctx.lang, ctx.desk.defaultLanguage),
         price: p.priceStars,
       }),
       `sub:show:${p.code}`,

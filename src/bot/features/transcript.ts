@@ -1,6 +1,6 @@
 import { Composer } from 'grammy'
+import { pick } from '../../config/load'
 import { requestTranscript, type TranscriptRequest } from '../../lifecycle/transcript'
-import { pickText } from '../../subscriptions/plans'
 import type { BotContext } from '../context'
 
 /**
@@ -27,9 +27,7 @@ function answerKey(r: TranscriptRequest): string | undefined {
 
 /** The plan's title for a refusal by plan. */
 function answerParams(ctx: BotContext, r: TranscriptRequest): Record<string, string> {
-  return r.status === 'not-in-plan'
-    ? { plan: pickText(r.plan.title, ctx.lang, ctx.desk.defaultLanguage) }
-    : {}
+  return r.status === 'not-in-plan' ? { plan: pick(r.plan.title, ctx.lang, ctx.desk.defaultLanguage) } : {}
 }
 
 priv.command('transcript', async (ctx) => {

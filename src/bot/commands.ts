@@ -1,0 +1,170 @@
+import { CommandGroup } from '@grammyjs/commands'
+import type { Api } from 'grammy'
+import type { BotCommandScope, LanguageCode } from 'grammy/types'
+import type { DeskRuntime } from '../config/load'
+import { LANGUAGES } from '../config/schema'
+import { isStaffGroup, staffGroupsOf } from '../config/staff-groups'
+import type { Deps } from '../deps'
+import { defineQueue } from '../jobs/queue'
+import type { BotContext } from './context'
+
+/**
+ * The command menu: every command the bot answers, declared once with who it is for and where (the handlers stay
+ * in their features, src/bot/features, with grammY's command()). @grammyjs/commands turns the list into Telegram's
+ * menus, per scope and per language (descriptions from Fluent: `cmd-<name>`):
+ *
+ * - client commands in every private chat (BotCommandScopeAllPrivateChats);
+ * - staff commands in each staff group (BotCommandScopeChat of the group), next to nothing for clients there;
+ * - in each staff member's private chat (BotCommandScopeChat of that chat: a private chat's id is the user's; Bot
+ *   API's chat_member scope covers members of groups only), the client commands and the staff commands of private
+ *   chats. A staff member who never started the bot has no private chat yet: Telegram refuses that scope, and the
+ *   next run (the staff changed, or a restart) tries again.
+ *
+ * The menus are set at start and again, through a job (never in a transaction), when the desk's staff or groups
+ * change (src/app.ts); the calls go through the desk's Api and so its Telegram budget.
+ */
+type Where = 'private' | 'group'
+interface Declared {
+  name: string
+  audience: 'client' | 'staff'
+  where: readonly Where[]
+  /** Only on desks where it means something (e.g. /plan where a plan is sold). */
+  when?: (desk: DeskRuntime) => boolean
+}
+
+const client = (name: string, when?: Declared['when']): Declared => ({
+  name,
+  audience: 'client',
+  where: ['private'],
+  ...(when ? { when } : {}),
+})
+const staff = (name: string, ...where: Where[]): Declared => ({ name, audience: 'staff', where })
+
+export const COMMANDS: readonly Declared[] = [
+  client('start'),
+  client('tariffs'),
+  client('plan', (d) => (d.plans?.length ?? 0) > 0),
+  client('status'),
+  client('waitlist'),
+  client('switch'),
+  client('transcript'),
+  client('timezone'),
+  client('help'),
+  client('terms'),
+  client('privacy'),
+  client('mydata'),
+  client('paysupport'),
+  client('cancel'),
+  // In a consultation's topic (src/bot/features/staff.ts, experts.ts, drafting.ts).
+  staff('card', 'group'),
+  staff('note', 'group'),
+  staff('extend', 'group'),
+  staff('close', 'group'),
+  staff('ban', 'group'),
+  staff('unban', 'group'),
+  staff('assign', 'group'),
+  staff('mute', 'group'),
+  staff('unmute', 'group'),
+  staff('s', 'group'),
+  staff('draft', 'group'),
+  staff('drafts', 'group'),
+  // Anywhere the staff work.
+  staff('away', 'group', 'private'),
+  staff('back', 'group', 'private'),
+  staff('snippet', 'group', 'private'),
+  staff('dashboard', 'group', 'private'),
+  staff('refunds', 'group', 'private'),
+  staff('reconcile', 'group', 'private'),
+  staff('report', 'group'),
+  // In private with the bot (src/bot/features/setup.ts, settings, mine.ts).
+  staff('mine', 'private'),
+  staff('staff', 'private'),
+  staff('invite', 'private'),
+  staff('myname', 'private'),
+  staff('settings', 'private'),
+]
+
+/** The desk's commands for one audience and place. */
+export function commandsFor(desk: DeskRuntime, audience: 'client' | 'staff', where: Where): Declared[] {
+  return COMMANDS.filter(
+    (c) => c.audience === audience && c.where.includes(where) && (c.when?.(desk) ?? true),
+  )
+}
+
+/** The staff's private chats (everyone on the staff, once). */
+function staffIds(desk: DeskRuntime): number[] {
+  return [...new Set([...desk.staff.admins, ...desk.staff.experts])]
+}
+
+/** The groups of the desk: the home group and the listed ones, once each. */
+function groupIds(desk: DeskRuntime): number[] {
+  const ids = staffGroupsOf(desk).map((g) => g.chatId)
+  if (desk.staffChatId !== undefined) ids.unshift(desk.staffChatId)
+  return [...new Set(ids)].filter((id) => isStaffGroup(desk, id))
+}
+
+/** The plugin's group of the desk's commands, with every scope and language. */
+export function deskCommandGroup(deps: Pick<Deps, 'i18n'>, desk: DeskRuntime): CommandGroup<BotContext> {
+  const group = new CommandGroup<BotContext>()
+  const describe = (lang: string, name: string) => deps.i18n.t(lang, `cmd-${name}`)
+  const scopesOf = (c: Declared): BotCommandScope[] => {
+    const privates = staffIds(desk).map((id): BotCommandScope => ({ type: 'chat', chat_id: id }))
+    if (c.audience === 'client') return [{ type: 'all_private_chats' }, ...privates]
+    return [
+      ...(c.where.includes('group')
+        ? groupIds(desk).map((id): BotCommandScope => ({ type: 'chat', chat_id: id }))
+        : []),
+      ...(c.where.includes('private') ? privates : []),
+    ]
+  }
+  for (const c of COMMANDS) {
+    if (!(c.when?.(desk) ?? true)) continue
+    const cmd = group.command(c.name, describe(desk.defaultLanguage, c.name))
+    for (const lang of LANGUAGES) cmd.localize(lang as LanguageCode, c.name, describe(lang, c.name))
+    for (const scope of scopesOf(c)) cmd.addToScope(scope)
+  }
+  return group
+}
+
+/**
+ * Sets every menu of the desk (each scope, by default and per language). A scope Telegram refuses (a staff member's
+ * private chat that does not exist yet) is logged and skipped; the others are set.
+ */
+export async function setDeskCommands(
+  api: Api,
+  deps: Pick<Deps, 'i18n' | 'log'>,
+  desk: DeskRuntime,
+): Promise<void> {
+  const { scopes } = deskCommandGroup(deps, desk).toArgs()
+  for (const s of scopes) {
+    const commands = s.commands.map((c) => ({ command: c.command, description: c.description }))
+    const other = { scope: s.scope, ...(s.language_code ? { language_code: s.language_code } : {}) }
+    try {
+      await api.setMyCommands(commands, other)
+    } catch (err) {
+      if (s.scope?.type !== 'chat') throw err
+      deps.log.info({ desk: desk.slug, chat_id: s.scope.chat_id }, 'command menu not set for this chat')
+    }
+  }
+}
+
+/** The job that sets a desk's menus again after its staff or groups changed (one queued per desk at a time). */
+export const commandsQueue = defineQueue<{ botId: number }>('bot.commands', { retryLimit: 3, retryDelay: 30 })
+
+export async function handleCommandsJob(deps: Deps, data: { botId: number }): Promise<void> {
+  await setDeskCommands(deps.api(data.botId), deps, deps.desk(data.botId))
+}
+
+/** Whether a settings change touches the menus: the staff, the groups, or whether plans are sold. */
+type MenuPart = Pick<DeskRuntime, 'staff' | 'staffChatId' | 'staffGroups' | 'plans'>
+export function menusChanged(before: MenuPart, after: MenuPart): boolean {
+  const key = (d: MenuPart) =>
+    JSON.stringify([
+      d.staff.admins,
+      d.staff.experts,
+      d.staffChatId,
+      d.staffGroups ?? [],
+      (d.plans?.length ?? 0) > 0,
+    ])
+  return key(before) !== key(after)
+}

@@ -1,0 +1,86 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { changeDesk } from '../../src/settings/settings'
+import {
+  ADMIN_ID,
+  type DeskWorld,
+  EXPERT_ID,
+  eventually,
+  STAFF_CHAT_ID,
+  startDeskWorld,
+  TEST_BOT_ID,
+} from '../support/fixtures'
+
+/**
+ * The command menus (src/bot/commands.ts): clients see the client commands and no staff command; the staff see
+ * theirs in the staff group and in their private chat with the bot, per language. A staff change sets them again
+ * through a job.
+ */
+
+const STAFF_ONLY = ['card', 'note', 'close', 'assign', 'report', 'mine', 'refunds', 'dashboard']
+
+describe('command menus by scope', () => {
+  let w: DeskWorld
+  beforeAll(async () => {
+    w = await startDeskWorld()
+  })
+  afterAll(() => w?.stop())
+
+  it('a client (every private chat) sees the client commands and no staff command, in both languages', () => {
+    for (const lang of [undefined, 'ru', 'en']) {
+      const menu = w.tg.menu(TEST_BOT_ID, { type: 'all_private_chats' }, lang)
+      expect(menu).toEqual(expect.arrayContaining(['start', 'tariffs', 'status', 'paysupport']))
+      for (const c of STAFF_ONLY) expect(menu).not.toContain(c)
+    }
+    // Nothing is set for groups at large, nor by default, where a client could see a staff command.
+    expect(w.tg.menu(TEST_BOT_ID, { type: 'default' })).toEqual([])
+    expect(w.tg.menu(TEST_BOT_ID, { type: 'all_group_chats' })).toEqual([])
+  })
+
+  it('the staff group gets the staff commands of groups (topic commands, /report), described per language', () => {
+    const scope = { type: 'chat', chat_id: STAFF_CHAT_ID }
+    for (const lang of ['ru', 'en']) {
+      const menu = w.tg.menu(TEST_BOT_ID, scope, lang)
+      expect(menu).toEqual(expect.arrayContaining(['card', 'note', 'close', 'assign', 'report', 'draft']))
+      expect(menu).not.toContain('tariffs')
+      expect(menu).not.toContain('mine')
+    }
+    const ru = w.tg.callsTo('setMyCommands').find((c) => {
+      const p = c.payload as { scope?: { chat_id?: number }; language_code?: string }
+      return p.scope?.chat_id === STAFF_CHAT_ID && p.language_code === 'ru'
+    })
+    const card = (ru!.payload as { commands: { command: string; description: string }[] }).commands.find(
+      (c) => c.command === 'card',
+    )
+    expect(card?.description).toBe('Показать карточку консультации')
+  })
+
+  it('after a staff change (a job), an expert and an admin see the staff commands in private; a client does not', async () => {
+    const since = w.tg.mark()
+    // The staff users wrote to the bot (their private chats exist); a change of the staff sets the menus again.
+    await changeDesk(w.deps.db, TEST_BOT_ID, { userId: ADMIN_ID, source: 'telegram' }, 'any', (d) => {
+      d.expertSettings.names[String(EXPERT_ID)] = 'Ed'
+      d.staff.experts = [...d.staff.experts, 900777]
+    })
+    await eventually(
+      async () =>
+        w.tg.callsTo('setMyCommands', { scope: { type: 'chat', chat_id: EXPERT_ID } }, { since }).length > 0,
+      'the menus set again for the expert',
+    )
+    for (const id of [EXPERT_ID, ADMIN_ID]) {
+      await eventually(
+        async () =>
+          ['ru', 'en'].every((l) =>
+            w.tg.menu(TEST_BOT_ID, { type: 'chat', chat_id: id }, l).includes('mine'),
+          ),
+        `the menus of ${id}`,
+      )
+      const menu = w.tg.menu(TEST_BOT_ID, { type: 'chat', chat_id: id }, 'en')
+      expect(menu).toEqual(expect.arrayContaining(['mine', 'dashboard', 'away', 'start', 'tariffs']))
+      expect(menu).not.toContain('card')
+    }
+    // 900777 never wrote to the bot: Telegram has no chat to scope, the others are set all the same.
+    expect(w.tg.menu(TEST_BOT_ID, { type: 'chat', chat_id: 900777 }, 'en')).toEqual([])
+    const client = w.tg.user({ language_code: 'en' })
+    expect(w.tg.menu(TEST_BOT_ID, { type: 'chat', chat_id: client.id }, 'en')).toEqual([])
+  })
+})
