@@ -1,4 +1,4 @@
-import { CommandGroup } from '@grammyjs/commands'
+import { CommandGroup, type CommandsFlavor, commandNotFound } from '@grammyjs/commands'
 import type { Api } from 'grammy'
 import type { BotCommandScope, LanguageCode } from 'grammy/types'
 import type { DeskRuntime } from '../config/load'
@@ -116,6 +116,26 @@ export function commandsFor(desk: DeskRuntime, audience: Audience, where: Where)
       (c.audience === 'client' || c.where.includes(where)) &&
       (c.when?.(desk) ?? true),
   )
+}
+
+/**
+ * For the answer to a command nobody took: the commands of the asker's audience here, as "/a, /b, ...", and the
+ * nearest one to what they typed ("did you mean"), by @grammyjs/commands' similarity (its commands() middleware is
+ * installed in src/bot/bot.ts); `none` when nothing is near.
+ */
+export function unknownCommandHelp(
+  ctx: BotContext,
+  audience: Audience,
+  where: Where,
+): { commands: string; near: string } {
+  const declared = commandsFor(ctx.desk, audience, where)
+  const group = new CommandGroup<BotContext>()
+  for (const c of declared) group.command(c.name, c.name)
+  const notFound = commandNotFound<CommandsFlavor<BotContext>, BotContext>(group, {
+    ignoreLocalization: true,
+  })
+  const near = notFound(ctx) ? ctx.commandSuggestion : null
+  return { commands: declared.map((c) => `/${c.name}`).join(', '), near: near ?? 'none' }
 }
 
 /** The staff's private chats (everyone on the staff, once). */

@@ -17,6 +17,7 @@ import {
 import { rememberStaffName } from '../../experts/experts.service'
 import { contentTypeOf } from '../../routing/content'
 import { roleOfSender } from '../access'
+import { unknownCommandHelp } from '../commands'
 import type { BotContext } from '../context'
 
 /**
@@ -202,7 +203,10 @@ async function command(
       })
       return
     default:
-      await reply('desk-cmd-unknown', { prefix: desk.internalNotePrefix })
+      await reply('desk-cmd-unknown', {
+        prefix: desk.internalNotePrefix,
+        ...unknownCommandHelp(ctx, who.role === 'admin' ? 'admin' : 'staff', 'group'),
+      })
   }
 }
 
