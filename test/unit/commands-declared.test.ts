@@ -9,24 +9,8 @@ import { describe, expect, it } from 'vitest'
 const registered = new Set<string>()
 /** Read by the conversations that wait for an answer (paysupport, rating, settings), not by command(). */
 const IN_CONVERSATIONS = ['cancel']
-/** Still parsed from the text by the feature (staff.ts, experts.ts, drafting.ts). */
-const HAND_PARSED = [
-  'card',
-  'note',
-  'extend',
-  'close',
-  'assign',
-  'mute',
-  'unmute',
-  's',
-  'away',
-  'back',
-  'snippet',
-  'draft',
-  'drafts',
-  'draft_commit',
-  'draft_release',
-]
+/** Still parsed from the text by the staff feature (src/bot/features/staff.ts), which also answers unknown ones. */
+const HAND_PARSED = ['card', 'note', 'extend', 'close']
 const original = Composer.prototype.command
 Composer.prototype.command = function (this: Composer<any>, command: any, ...rest: any[]) {
   for (const c of Array.isArray(command) ? command : [command])
