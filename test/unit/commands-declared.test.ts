@@ -9,8 +9,6 @@ import { describe, expect, it } from 'vitest'
 const registered = new Set<string>()
 /** Read by the conversations that wait for an answer (paysupport, rating, settings), not by command(). */
 const IN_CONVERSATIONS = ['cancel']
-/** Still parsed from the text by the staff feature (src/bot/features/staff.ts), which also answers unknown ones. */
-const HAND_PARSED = ['card', 'note', 'extend', 'close']
 const original = Composer.prototype.command
 Composer.prototype.command = function (this: Composer<any>, command: any, ...rest: any[]) {
   for (const c of Array.isArray(command) ? command : [command])
@@ -27,7 +25,7 @@ describe('declared commands', () => {
     const declared = new Set(COMMANDS.map((c) => c.name))
     expect(registered.size).toBeGreaterThan(20)
     expect([...registered].filter((n) => !declared.has(n)).sort()).toEqual([])
-    const handled = new Set([...registered, ...IN_CONVERSATIONS, ...HAND_PARSED])
+    const handled = new Set([...registered, ...IN_CONVERSATIONS])
     expect([...declared].filter((n) => !handled.has(n)).sort()).toEqual([])
     expect(COMMANDS.length).toBe(declared.size)
     const i18n = createI18n()
