@@ -1,3 +1,4 @@
+import { commands } from '@grammyjs/commands'
 import { conversations } from '@grammyjs/conversations'
 import { Bot, type BotConfig, type Composer, type WebhookReplyEnvelope } from 'grammy'
 import type { Update, UserFromGetMe } from 'grammy/types'
@@ -134,6 +135,8 @@ export function createBot(deps: Deps, desk: DeskRuntime, botInfo?: UserFromGetMe
   // No per-chat queue and no bot.catch here: updates come from the inbox (src/intake), which hands them over one
   // chat at a time, in order, across processes, and decides on failures (retry later, or park and tell the user).
   bot.use(deps.i18n.middleware())
+  // ctx.getNearestCommand for the answer to an unknown command (src/bot/commands.ts).
+  bot.use(commands())
   bot.use(conversations({ storage: conversationStorage(deps.db, desk.botId) }))
   for (const f of features()) bot.use(f)
   return bot

@@ -1,4 +1,4 @@
-import { CommandGroup } from '@grammyjs/commands'
+import { CommandGroup, type CommandsFlavor, commandNotFound } from '@grammyjs/commands'
 import type { Api } from 'grammy'
 import type { BotCommandScope, LanguageCode } from 'grammy/types'
 import type { DeskRuntime } from '../config/load'
@@ -15,6 +15,8 @@ import type { BotContext } from './context'
  *
  * - client commands in every private chat (BotCommandScopeAllPrivateChats);
  * - staff commands in each staff group (BotCommandScopeChat of the group), next to nothing for clients there;
+ * - admin commands (audience 'admin') in the staff groups too (a group's menu is one for all its members: an expert
+ *   who tries one is told it is for admins) but, in private, only in the admins' chats;
  * - in each staff member's private chat (BotCommandScopeChat of that chat: a private chat's id is the user's; Bot
  *   API's chat_member scope covers members of groups only), the client commands and the staff commands of private
  *   chats. A staff member who never started the bot has no private chat yet: Telegram refuses that scope, and the
@@ -24,9 +26,10 @@ import type { BotContext } from './context'
  * change (src/app.ts); the calls go through the desk's Api and so its Telegram budget.
  */
 type Where = 'private' | 'group'
+export type Audience = 'client' | 'staff' | 'admin'
 interface Declared {
   name: string
-  audience: 'client' | 'staff'
+  audience: Audience
   where: readonly Where[]
   /** Only on desks where it means something (e.g. /plan where a plan is sold). */
   when?: (desk: DeskRuntime) => boolean
@@ -39,6 +42,7 @@ const client = (name: string, when?: Declared['when']): Declared => ({
   ...(when ? { when } : {}),
 })
 const staff = (name: string, ...where: Where[]): Declared => ({ name, audience: 'staff', where })
+const admin = (name: string, ...where: Where[]): Declared => ({ name, audience: 'admin', where })
 
 export const COMMANDS: readonly Declared[] = [
   client('start'),
@@ -55,45 +59,93 @@ export const COMMANDS: readonly Declared[] = [
   client('mydata'),
   client('paysupport'),
   client('cancel'),
+  client('forget'),
   // In a consultation's topic (src/bot/features/staff.ts, experts.ts, drafting.ts).
   staff('card', 'group'),
   staff('note', 'group'),
-  staff('extend', 'group'),
+  admin('extend', 'group'),
   staff('close', 'group'),
-  staff('ban', 'group'),
-  staff('unban', 'group'),
   staff('assign', 'group'),
   staff('mute', 'group'),
   staff('unmute', 'group'),
   staff('s', 'group'),
   staff('draft', 'group'),
-  staff('drafts', 'group'),
+  // In a topic: this topic's client; elsewhere: /ban <user id> (src/bot/features/admin-tools.ts).
+  admin('ban', 'group', 'private'),
+  admin('unban', 'group', 'private'),
   // Anywhere the staff work.
   staff('away', 'group', 'private'),
   staff('back', 'group', 'private'),
   staff('snippet', 'group', 'private'),
   staff('dashboard', 'group', 'private'),
-  staff('refunds', 'group', 'private'),
-  staff('reconcile', 'group', 'private'),
   staff('report', 'group'),
+  // The admins' tools (src/bot/features/admin-payments.ts, admin-tools.ts, drafting.ts).
+  admin('refund', 'group', 'private'),
+  admin('refunds', 'group', 'private'),
+  admin('reconcile', 'group', 'private'),
+  admin('startdate', 'group', 'private'),
+  admin('grant', 'group', 'private'),
+  admin('reopen', 'group', 'private'),
+  admin('bans', 'group', 'private'),
+  admin('tz', 'group', 'private'),
+  admin('write', 'group', 'private'),
+  admin('stuck', 'group', 'private'),
+  admin('stars', 'group', 'private'),
+  admin('drafts', 'group'),
+  admin('draft_commit', 'group'),
+  admin('draft_release', 'group'),
   // In private with the bot (src/bot/features/setup.ts, settings, mine.ts).
   staff('mine', 'private'),
   staff('staff', 'private'),
   staff('invite', 'private'),
   staff('myname', 'private'),
   staff('settings', 'private'),
+  admin('setup', 'private'),
 ]
 
-/** The desk's commands for one audience and place. */
-export function commandsFor(desk: DeskRuntime, audience: 'client' | 'staff', where: Where): Declared[] {
+/**
+ * The desk's commands for one audience and place: an admin has the staff's commands and the admins' own; a staff
+ * member in private has the clients' commands too.
+ */
+export function commandsFor(desk: DeskRuntime, audience: Audience, where: Where): Declared[] {
+  const of = (a: Audience) => (a === 'admin' ? ['staff', 'admin'] : [a])
   return COMMANDS.filter(
-    (c) => c.audience === audience && c.where.includes(where) && (c.when?.(desk) ?? true),
+    (c) =>
+      (of(audience).includes(c.audience) ||
+        (audience !== 'client' && where === 'private' && c.audience === 'client')) &&
+      (c.audience === 'client' || c.where.includes(where)) &&
+      (c.when?.(desk) ?? true),
   )
+}
+
+/**
+ * For the answer to a command nobody took: the commands of the asker's audience here, as "/a, /b, ...", and the
+ * nearest one to what they typed ("did you mean"), by @grammyjs/commands' similarity (its commands() middleware is
+ * installed in src/bot/bot.ts); `none` when nothing is near.
+ */
+export function unknownCommandHelp(
+  ctx: BotContext,
+  audience: Audience,
+  where: Where,
+): { commands: string; near: string } {
+  const declared = commandsFor(ctx.desk, audience, where)
+  const group = new CommandGroup<BotContext>()
+  for (const c of declared) group.command(c.name, c.name)
+  const notFound = commandNotFound<CommandsFlavor<BotContext>, BotContext>(group, {
+    ignoreLocalization: true,
+  })
+  const near = notFound(ctx) ? ctx.commandSuggestion : null
+  return { commands: declared.map((c) => `/${c.name}`).join(', '), near: near ?? 'none' }
 }
 
 /** The staff's private chats (everyone on the staff, once). */
 function staffIds(desk: DeskRuntime): number[] {
   return [...new Set([...desk.staff.admins, ...desk.staff.experts])]
+}
+
+/** The admins' private chats (the owner is one of the admins). */
+function adminIds(desk: DeskRuntime): number[] {
+  return [...new Set([...desk.staff.admins, ...(desk.staff.owner !== undefined ? [desk.staff.owner] : [])])]
 }
 
 /** The groups of the desk: the home group and the listed ones, once each. */
@@ -108,7 +160,8 @@ export function deskCommandGroup(deps: Pick<Deps, 'i18n'>, desk: DeskRuntime): C
   const group = new CommandGroup<BotContext>()
   const describe = (lang: string, name: string) => deps.i18n.t(lang, `cmd-${name}`)
   const scopesOf = (c: Declared): BotCommandScope[] => {
-    const privates = staffIds(desk).map((id): BotCommandScope => ({ type: 'chat', chat_id: id }))
+    const chats = (ids: number[]) => ids.map((id): BotCommandScope => ({ type: 'chat', chat_id: id }))
+    const privates = chats(c.audience === 'admin' ? adminIds(desk) : staffIds(desk))
     if (c.audience === 'client') return [{ type: 'all_private_chats' }, ...privates]
     return [
       ...(c.where.includes('group')

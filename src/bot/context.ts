@@ -1,3 +1,4 @@
+import type { CommandsFlavor } from '@grammyjs/commands'
 import type { ConversationFlavor } from '@grammyjs/conversations'
 import type { I18nFlavor } from '@grammyjs/i18n'
 import type { Context } from 'grammy'
@@ -16,4 +17,4 @@ interface AppFlavor {
 }
 
 /** The one Context type of the bot: grammY's plus plugin flavours plus our dependencies. */
-export type BotContext = ConversationFlavor<Context & I18nFlavor & AppFlavor>
+export type BotContext = ConversationFlavor<Context & I18nFlavor & AppFlavor & CommandsFlavor>

@@ -40,11 +40,12 @@ export async function claimRefusalTelling(
 
 /**
  * A command nobody handles, in a client's private chat: "unknown command" once per chat in the quiet period (a
- * stranger repeating /foo a hundred times costs one send), in the transaction that records the telling.
+ * stranger repeating /foo a hundred times costs one send), in the transaction that records the telling. The params
+ * are the answer's (the asker's commands, the nearest one: src/bot/commands.ts).
  */
 export async function tellUnknownCommand(
   deps: Pick<Deps, 'db' | 'jobs'>,
-  m: { botId: number; chatId: number; messageId: number; lang: string },
+  m: { botId: number; chatId: number; messageId: number; lang: string; params: Record<string, string> },
 ): Promise<boolean> {
   return deps.jobs.transaction(deps.db, async (trx, outbox) => {
     const tell = await claimRefusalTelling(trx, {
@@ -58,6 +59,7 @@ export async function tellUnknownCommand(
       chatId: m.chatId,
       lang: m.lang,
       key: 'desk-unknown-command',
+      params: m.params,
       dedupeKey: `desk:unknown-command:${m.botId}:${m.chatId}:${m.messageId}`,
     })
     return true

@@ -40,7 +40,19 @@ describe('command menus by scope', () => {
     const scope = { type: 'chat', chat_id: STAFF_CHAT_ID }
     for (const lang of ['ru', 'en']) {
       const menu = w.tg.menu(TEST_BOT_ID, scope, lang)
-      expect(menu).toEqual(expect.arrayContaining(['card', 'note', 'close', 'assign', 'report', 'draft']))
+      expect(menu).toEqual(
+        expect.arrayContaining([
+          'card',
+          'note',
+          'close',
+          'assign',
+          'report',
+          'draft',
+          'grant',
+          'stuck',
+          'drafts',
+        ]),
+      )
       expect(menu).not.toContain('tariffs')
       expect(menu).not.toContain('mine')
     }
@@ -77,6 +89,13 @@ describe('command menus by scope', () => {
       const menu = w.tg.menu(TEST_BOT_ID, { type: 'chat', chat_id: id }, 'en')
       expect(menu).toEqual(expect.arrayContaining(['mine', 'dashboard', 'away', 'start', 'tariffs']))
       expect(menu).not.toContain('card')
+    }
+    // The admins' tools are in the admin's private menu, not in the expert's.
+    const adminMenu = w.tg.menu(TEST_BOT_ID, { type: 'chat', chat_id: ADMIN_ID }, 'en')
+    const expertMenu = w.tg.menu(TEST_BOT_ID, { type: 'chat', chat_id: EXPERT_ID }, 'en')
+    for (const c of ['grant', 'reopen', 'bans', 'ban', 'tz', 'write', 'stuck', 'stars', 'refunds', 'setup']) {
+      expect(adminMenu).toContain(c)
+      expect(expertMenu).not.toContain(c)
     }
     // 900777 never wrote to the bot: Telegram has no chat to scope, the others are set all the same.
     expect(w.tg.menu(TEST_BOT_ID, { type: 'chat', chat_id: 900777 }, 'en')).toEqual([])

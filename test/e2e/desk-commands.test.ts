@@ -151,7 +151,15 @@ describe('desk: staff commands in a topic', () => {
     const notes = await auditRows('consultation.note', consultationId)
     expect(notes[0]?.details).toMatchObject({ text: 'client prefers Go examples' })
     await staffSends(w, thread, w.expert, '/frobnicate')
-    await w.tg.waitForSent(STAFF_CHAT_ID, /Неизвестная команда/, { threadId: thread })
+    const unknown = await w.tg.waitForSent(STAFF_CHAT_ID, /Неизвестная команда/, { threadId: thread })
+    // The list is the declared topic commands for the asker (an expert: no admin tools), with no near miss here.
+    for (const c of ['/card', '/note', '/close', '/assign', '/mute', '/s', '/draft', '/away', '/report'])
+      expect(unknown.text).toContain(c)
+    for (const c of ['/grant', '/tariffs', '/mine']) expect(unknown.text).not.toContain(c)
+    expect(unknown.text).not.toContain('имели в виду')
+    // A near miss: the nearest command is offered.
+    await staffSends(w, thread, w.expert, '/ntoe')
+    await w.tg.waitForSent(STAFF_CHAT_ID, /Возможно, вы имели в виду \/note\?/, { threadId: thread })
     await lanesIdle(w, consultationId)
     expect(w.tg.callsTo('copyMessage', { chat_id: client.id })).toHaveLength(0)
   })
@@ -163,6 +171,21 @@ describe('desk: refusals before and outside a consultation', () => {
     w = await startDeskWorld()
   })
   afterAll(() => w?.stop())
+
+  it("an unknown command: a client gets the clients' commands and the nearest one; an admin in private, theirs", async () => {
+    const client = await newClient(w, { language_code: 'en' })
+    await w.tg.push(TEST_BOT_ID, w.tg.command(client, '/tarifs'))
+    const told = await w.tg.waitForSent(client.id, /Unknown command/)
+    expect(told.text).toContain('Did you mean /tariffs?')
+    for (const c of ['/start', '/tariffs', '/status', '/paysupport', '/forget'])
+      expect(told.text).toContain(c)
+    for (const c of ['/mine', '/grant', '/card', '/dashboard']) expect(told.text).not.toContain(c)
+    const since = w.tg.mark()
+    await w.tg.push(TEST_BOT_ID, w.tg.command(w.admin, '/frobnicate'))
+    const staff = await w.tg.waitForSent(w.admin.id, /Неизвестная команда|Unknown command/, { since })
+    for (const c of ['/mine', '/grant', '/stuck', '/dashboard', '/tariffs']) expect(staff.text).toContain(c)
+    expect(staff.text).not.toContain('/card')
+  })
 
   it('no consultation: the client is pointed to the tariffs; nothing is copied', async () => {
     const client = await newClient(w, { language_code: 'ru' })

@@ -1,8 +1,10 @@
 import { Composer } from 'grammy'
 import type { Message } from 'grammy/types'
+import { deskRole, isAdminRole, isStaffRole } from '../../config/access'
 import { admitClientMessage } from '../../consultations/admission'
 import { recordEditedMessage } from '../../consultations/answers'
 import { tellUnknownCommand } from '../../consultations/refusal-told'
+import { unknownCommandHelp } from '../commands'
 import type { BotContext } from '../context'
 
 /**
@@ -21,12 +23,16 @@ priv.on('message', async (ctx) => {
   const { deps, desk } = ctx
   const m = ctx.message
   if (isCommand(m)) {
-    // A command nobody handles is not a question; said once per chat in a few minutes, not once per message.
+    // A command nobody handles is not a question; said once per chat in a few minutes, not once per message, with
+    // the commands of the asker (a client's, or a staff member's in their private chat) and the nearest one.
+    const role = deskRole(desk, ctx.from?.id ?? 0)
+    const audience = isAdminRole(role) ? 'admin' : isStaffRole(role) ? 'staff' : 'client'
     await tellUnknownCommand(deps, {
       botId: desk.botId,
       chatId: m.chat.id,
       messageId: m.message_id,
       lang: ctx.lang,
+      params: unknownCommandHelp(ctx, audience, 'private'),
     })
     return
   }

@@ -33,13 +33,9 @@ const group = draftingFeature.filter((ctx) => isStaffGroup(ctx.desk, ctx.chat?.i
 
 const ADMIN_COMMANDS = new Set(['drafts', 'draft_commit', 'draft_release'])
 
-/** `/name@bot args` at the very start, for this bot. */
-function commandOf(ctx: BotContext, m: Message): { name: string; args: string } | undefined {
-  const e = m.entities?.[0]
-  if (!m.text || e?.type !== 'bot_command' || e.offset !== 0) return undefined
-  const [name, at] = m.text.slice(1, e.length).split('@')
-  if (at && ctx.me?.username && at.toLowerCase() !== ctx.me.username.toLowerCase()) return undefined
-  return { name: (name ?? '').toLowerCase(), args: m.text.slice(e.length).trim() }
+/** A command at the very start of the text (for any bot): never a draft's next version. */
+function isCommand(m: Message): boolean {
+  return m.entities?.[0]?.type === 'bot_command' && m.entities[0].offset === 0
 }
 
 /** "/draft model:gpt-x shorter, with a code example" -> model and instruction. */
@@ -49,41 +45,48 @@ export function parseDraftArgs(args: string): { model: string | null; instructio
   return { model: m?.[1] ?? null, instruction: rest || null }
 }
 
+// grammY's command() matches `/name` and `/name@this_bot` at the start of a text; the rest is ctx.match.
+for (const name of ADMIN_COMMANDS)
+  group.command(name, (ctx, next) =>
+    ctx.message?.text ? adminCommand(ctx, ctx.message, { name, args: ctx.match.trim() }) : next(),
+  )
+
+group.command('draft', async (ctx, next) => {
+  const m = ctx.message
+  if (!m?.text) return next()
+  const inTopic = m.is_topic_message && m.message_thread_id !== undefined
+  const who = staffOf(ctx, m)
+  // Non-staff /draft is ignored, as is /draft outside a consultation topic.
+  if (!who || !inTopic) return
+  const route = await consultationOfTopic(ctx.deps.db, ctx.desk.botId, m.chat.id, m.message_thread_id!)
+  if (!route) return
+  const { model, instruction } = parseDraftArgs(ctx.match.trim())
+  // A database failure goes up to the inbox, which runs the command again later (nothing was reserved or
+  // queued); the expert is not asked to repeat it.
+  const r = await requestDraft(ctx.deps, ctx.desk, {
+    consultationId: route.consultation_id,
+    staffId: who.id,
+    source: 'command',
+    chatId: m.chat.id,
+    messageId: m.message_id,
+    model,
+    instruction,
+  })
+  ctx.log.info(
+    {
+      consultation_id: route.consultation_id,
+      status: r.status,
+      ...('refusal' in r ? { reason: r.refusal.reason } : {}),
+    },
+    'draft requested',
+  )
+})
+
 group.on('message', async (ctx, next) => {
   const m = ctx.message
-  const cmd = commandOf(ctx, m)
-  if (cmd && ADMIN_COMMANDS.has(cmd.name)) return adminCommand(ctx, m, cmd)
   const inTopic = m.is_topic_message && m.message_thread_id !== undefined
-  if (cmd?.name === 'draft') {
-    const who = staffOf(ctx, m)
-    // Non-staff /draft is ignored, as is /draft outside a consultation topic.
-    if (!who || !inTopic) return
-    const route = await consultationOfTopic(ctx.deps.db, ctx.desk.botId, m.chat.id, m.message_thread_id!)
-    if (!route) return
-    const { model, instruction } = parseDraftArgs(cmd.args)
-    // A database failure goes up to the inbox, which runs the command again later (nothing was reserved or
-    // queued); the expert is not asked to repeat it.
-    const r = await requestDraft(ctx.deps, ctx.desk, {
-      consultationId: route.consultation_id,
-      staffId: who.id,
-      source: 'command',
-      chatId: m.chat.id,
-      messageId: m.message_id,
-      model,
-      instruction,
-    })
-    ctx.log.info(
-      {
-        consultation_id: route.consultation_id,
-        status: r.status,
-        ...('refusal' in r ? { reason: r.refusal.reason } : {}),
-      },
-      'draft requested',
-    )
-    return
-  }
   // A staff member's text while they edit a draft: the draft's next version, not a message to the client.
-  if (!cmd && inTopic && m.text && !m.text.startsWith(ctx.desk.internalNotePrefix)) {
+  if (!isCommand(m) && inTopic && m.text && !m.text.startsWith(ctx.desk.internalNotePrefix)) {
     const who = staffOf(ctx, m)
     if (who && (await hasEditingDraftOrEdit(ctx, who.id, m))) {
       const route = await consultationOfTopic(ctx.deps.db, ctx.desk.botId, m.chat.id, m.message_thread_id!)

@@ -1,5 +1,4 @@
-import { Composer, InlineKeyboard } from 'grammy'
-import type { Message } from 'grammy/types'
+import { Composer, InlineKeyboard, type NextFunction } from 'grammy'
 import { isStaffGroup } from '../../config/staff-groups'
 import { type ConsultationTopic, consultationOfTopic, replyInTopic } from '../../consultations/desk.service'
 import { answerWithSnippet } from '../../consultations/snippet-answer'
@@ -30,22 +29,21 @@ export const expertsFeature = new Composer<BotContext>()
 const TOPIC_COMMANDS = new Set(['assign', 'mute', 'unmute', 's'])
 const ANYWHERE_COMMANDS = new Set(['away', 'back', 'snippet'])
 
-/** `/name@bot args` at the very start, for this bot. */
-function commandOf(ctx: BotContext, m: Message): { name: string; args: string } | undefined {
-  const e = m.entities?.[0]
-  if (!m.text || e?.type !== 'bot_command' || e.offset !== 0) return undefined
-  const [name, at] = m.text.slice(1, e.length).split('@')
-  if (at && ctx.me?.username && at.toLowerCase() !== ctx.me.username.toLowerCase()) return undefined
-  return { name: (name ?? '').toLowerCase(), args: m.text.slice(e.length).trim() }
-}
+/** grammY's command() matches `/name` and `/name@this_bot` at the start; the rest of the text is ctx.match. */
+for (const name of [...TOPIC_COMMANDS, ...ANYWHERE_COMMANDS])
+  expertsFeature.command(name, (ctx, next) => expertCommand(ctx, next, { name, args: ctx.match.trim() }))
 
-expertsFeature.on('message', async (ctx, next) => {
+async function expertCommand(
+  ctx: BotContext,
+  next: NextFunction,
+  cmd: { name: string; args: string },
+): Promise<unknown> {
   const { deps, desk } = ctx
   const m = ctx.message
+  // A caption that starts like a command is a message, as before: only texts are commands here.
+  if (!m?.text) return next()
   const inGroup = isStaffGroup(desk, m.chat.id)
   if (!inGroup && m.chat.type !== 'private') return next()
-  const cmd = commandOf(ctx, m)
-  if (!cmd || !(TOPIC_COMMANDS.has(cmd.name) || ANYWHERE_COMMANDS.has(cmd.name))) return next()
   const who = staffOf(ctx, m)
   // A client typing /away in private is a client: the desk says the command is unknown.
   if (!who) return next()
@@ -162,7 +160,7 @@ expertsFeature.on('message', async (ctx, next) => {
       return
     }
   }
-})
+}
 
 function topicConsultation(route: ConsultationTopic) {
   return { id: route.consultation_id, bot_id: route.bot_id }

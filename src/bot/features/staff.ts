@@ -17,6 +17,7 @@ import {
 import { rememberStaffName } from '../../experts/experts.service'
 import { contentTypeOf } from '../../routing/content'
 import { roleOfSender } from '../access'
+import { unknownCommandHelp } from '../commands'
 import type { BotContext } from '../context'
 
 /**
@@ -54,17 +55,17 @@ export function staffOf(ctx: BotContext, m: Pick<Message, 'from' | 'sender_chat'
 }
 
 /**
- * `/name@bot args` at the very start: `ours` false when addressed to another bot. A command is never a message for
- * the client, whichever bot it is for (the text starts with "/": a command-looking text without the entity too).
+ * Whether the text starts with a command, and whether it is ours (not `/x@other_bot`). A command is never a message
+ * for the client, whichever bot it is for (the text starts with "/": a command-looking text without the entity too).
+ * The topic commands themselves are matched by grammY's command() below; this sees the rest.
  */
-function commandOf(ctx: BotContext, m: Message): { name: string; args: string; ours: boolean } | undefined {
+function commandOf(ctx: BotContext, m: Message): { ours: boolean } | undefined {
   const e = m.entities?.[0]
   if (!m.text) return undefined
   if (e?.type !== 'bot_command' || e.offset !== 0)
-    return /^\/[A-Za-z0-9_]/.test(m.text) ? { name: '', args: '', ours: false } : undefined
-  const [name, at] = m.text.slice(1, e.length).split('@')
-  const ours = !at || !ctx.me?.username || at.toLowerCase() === ctx.me.username.toLowerCase()
-  return { name: (name ?? '').toLowerCase(), args: m.text.slice(e.length).trim(), ours }
+    return /^\/[A-Za-z0-9_]/.test(m.text) ? { ours: false } : undefined
+  const at = m.text.slice(1, e.length).split('@')[1]
+  return { ours: !at || !ctx.me?.username || at.toLowerCase() === ctx.me.username.toLowerCase() }
 }
 
 /** Hours for /extend: a plain decimal ("4", "1.5", "1,5"), more than 0 and at most 90 days; else undefined. */
@@ -79,6 +80,23 @@ async function routeOf(ctx: BotContext, m: Message): Promise<ConsultationTopic |
   return consultationOfTopic(ctx.deps.db, ctx.desk.botId, m.chat.id, m.message_thread_id)
 }
 
+/**
+ * The topic commands, by grammY's command() (`/name` or `/name@this_bot`, the rest of the text in ctx.match): only
+ * in a consultation topic and from its staff; anything else passes on (an admin's /ban <user id> outside topics, a
+ * listed expert's refusal below).
+ */
+const TOPIC_COMMANDS = ['card', 'note', 'extend', 'close', 'ban', 'unban'] as const
+for (const name of TOPIC_COMMANDS)
+  group.command(name, async (ctx, next) => {
+    const m = ctx.message
+    if (!m?.text) return next()
+    const route = await routeOf(ctx, m)
+    const who = route && staffOf(ctx, m)
+    if (!route || !who) return next()
+    if (m.from && !m.sender_chat) await rememberStaffName(ctx.deps, ctx.desk, who.id, who.label)
+    await command(ctx, route, who, m, { name, args: ctx.match.trim() })
+  })
+
 group.on('message', async (ctx, next) => {
   const m = ctx.message
   const route = await routeOf(ctx, m)
@@ -88,7 +106,8 @@ group.on('message', async (ctx, next) => {
   // The name Telegram shows, kept for /report, the dashboard and SLA mentions (src/experts/names.ts).
   if (m.from && !m.sender_chat) await rememberStaffName(ctx.deps, ctx.desk, who.id, who.label)
   const cmd = commandOf(ctx, m)
-  if (cmd) return cmd.ours ? command(ctx, route, who, m, cmd) : undefined
+  // A command of ours that no feature took is unknown here; another bot's stays in the topic.
+  if (cmd) return cmd.ours ? unknownCommand(ctx, route, who, m) : undefined
   const text = m.text ?? m.caption ?? ''
   if (text.startsWith(ctx.desk.internalNotePrefix) || !contentTypeOf(m)) return
   const r = await recordStaffMessage(ctx.deps, ctx.desk, {
@@ -133,7 +152,7 @@ async function command(
   route: ConsultationTopic,
   who: Staff,
   m: Message,
-  cmd: { name: string; args: string },
+  cmd: { name: (typeof TOPIC_COMMANDS)[number]; args: string },
 ): Promise<void> {
   const { deps, desk } = ctx
   const c = { id: route.consultation_id, bot_id: route.bot_id, user_id: route.user_id }
@@ -201,9 +220,26 @@ async function command(
         consultationId: c.id,
       })
       return
-    default:
-      await reply('desk-cmd-unknown', { prefix: desk.internalNotePrefix })
   }
+}
+
+async function unknownCommand(
+  ctx: BotContext,
+  route: ConsultationTopic,
+  who: Staff,
+  m: Message,
+): Promise<void> {
+  const c = { id: route.consultation_id, bot_id: route.bot_id, user_id: route.user_id }
+  await replyInTopic(
+    ctx.deps,
+    c,
+    'desk-cmd-unknown',
+    {
+      prefix: ctx.desk.internalNotePrefix,
+      ...unknownCommandHelp(ctx, who.role === 'admin' ? 'admin' : 'staff', 'group'),
+    },
+    `desk:cmd:${ctx.desk.botId}:${m.message_id}`,
+  )
 }
 
 group.callbackQuery(/^desk:close:(\d{1,15}):(yes|no)$/, async (ctx) => {

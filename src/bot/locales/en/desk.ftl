@@ -25,7 +25,12 @@ desk-refused-refunded = This consultation was refunded, so new questions are not
 desk-refused-banned = Sorry, messages from this account are not accepted.
 desk-refused-unavailable = The desk is temporarily unavailable: your message was not accepted and nothing was counted. Please send it again in a minute.
 desk-not-copyable = This kind of message cannot be passed to the expert. Please send it as text, a photo, a file or a voice message.
-desk-unknown-command = Unknown command. /help lists what the bot can do; anything else you write goes to the expert as part of your question.
+desk-unknown-command = Unknown command.{ $near ->
+        [none] {""}
+       *[other] {" "}Did you mean {$near}?
+    }
+    Commands: {$commands}
+    Anything else you write goes to the expert as part of your question.
 desk-window-extended = Your consultation window was extended by {$hours} h: it now ends at {$end}.
 desk-closed-early = The desk has ended your consultation. Questions accepted before will still be answered here.
 
@@ -84,7 +89,12 @@ desk-cmd-banned = ⛔ {$by} banned the client: their messages are refused and th
 desk-cmd-unbanned = ✅ {$by} lifted the ban.
 desk-cmd-note-usage = Usage: /note <text> — an internal note kept on the consultation, never sent to the client.
 desk-cmd-note-saved = 📝 Note saved.
-desk-cmd-unknown = Unknown command. Topic commands: /card, /note, /extend <hours>, /close, /ban, /unban. Messages starting with “{$prefix}” stay in the topic.
+desk-cmd-unknown = Unknown command.{ $near ->
+        [none] {""}
+       *[other] {" "}Did you mean {$near}?
+    }
+    Commands here: {$commands}
+    Messages starting with “{$prefix}” stay in the topic.
 
 # Why a message was not delivered (src/routing/errors.ts, failReasonKey): in words, not Telegram's answer.
 desk-fail-blocked = the client has blocked the bot.
