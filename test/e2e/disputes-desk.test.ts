@@ -82,7 +82,7 @@ describe('declining and closing', () => {
     await tg.push(TEST_BOT_ID, tg.callback(admin, `dp:close:${ticket}`, card, { chatId: STAFF_CHAT_ID }))
     await tg.waitFor(
       'answerCallbackQuery',
-      (p) => p.text === `Ticket no. ${ticket} is closed; nothing was changed.`,
+      (p) => p.text === `Ticket no. ${ticket} is no longer open (closed); nothing was changed.`,
     )
     await tg.waitForSent(
       u.id,

@@ -110,9 +110,9 @@ describe('/paysupport to a ticket to a refund', () => {
       ).thread_id,
     ).toBe(thread)
     expect(card.text).toContain('Carol @carol')
-    expect(card.text).toContain(`charge ${charge}`)
+    expect(card.text).toContain(`списание ${charge}`)
     expect(card.text).toContain('The expert never answered my question.')
-    expect(card.text).toContain(`заказ ${o.orderId} · Quick review · 100 ⭐ · active`)
+    expect(card.text).toContain(`заказ ${o.orderId} · Quick review · 100 ⭐ · идёт`)
     expect(buttonsOf(card)).toEqual([`dp:refund:${ticket}`, `dp:decline:${ticket}`, `dp:close:${ticket}`])
 
     // Staff write in the topic: the message reaches the client; an internal note stays.

@@ -230,7 +230,7 @@ describe('drafting: streaming, Stop, hand-off summary', () => {
 
     const stranger = w.tg.user({ first_name: 'Mallory' })
     const s = await press(stranger, `dr:x:${d0.id}`, ack, STAFF_CHAT_ID)
-    expect(s.payload.text).toBe('Это доступно только сотрудникам стола.')
+    expect(s.payload.text).toBe('Это доступно только сотрудникам.')
     // Zed is staff, but of group B: from his private chat the press names a draft of the home group.
     const z = await press({ id: ZED_ID }, `dr:x:${d0.id}`, ack, ZED_ID)
     expect(z.payload.show_alert).toBe(true)

@@ -193,7 +193,7 @@ describe('refunded_payment (a refund made elsewhere)', () => {
     expect(w.tg.callsTo('refundStarPayment', { telegram_payment_charge_id: charge })).toHaveLength(0)
     await w.tg.waitForSent(u.id, /have been refunded to you/)
     // Refunded elsewhere: news for the staff (an admin's own refund is answered where the admin pressed).
-    await w.tg.waitForSent(STAFF_CHAT_ID, new RegExp(`Платёж ${payment.id} возвращён.+\\(telegram\\)`))
+    await w.tg.waitForSent(STAFF_CHAT_ID, new RegExp(`Платёж ${payment.id} возвращён.+по сообщению Telegram`))
   })
 
   it('for a charge we never recorded, the admins are told', async () => {

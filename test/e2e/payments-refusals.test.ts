@@ -227,7 +227,7 @@ describe('payments that match no order', () => {
       total_amount: 100,
       invoice_payload: 'o:987654',
     })
-    const alert = await w.tg.waitForSent(STAFF_CHAT_ID, new RegExp(`charge ${charge}`))
+    const alert = await w.tg.waitForSent(STAFF_CHAT_ID, new RegExp(`списание ${charge}`))
     expect(JSON.stringify(alert.reply_markup)).toContain(`rf:ask:${p.id}`)
   })
 })

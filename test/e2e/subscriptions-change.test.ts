@@ -212,11 +212,11 @@ describe('subscriptions: change of plan and renewals at the Star', () => {
     await w.tg.waitForSent(
       STAFF_CHAT_ID,
       new RegExp(
-        `списано 900 ⭐ \\(charge odd-900-${s.sub.id}\\).*цена этой подписки — 500 ⭐. Ничего не выдано`,
+        `списано 900 ⭐ \\(списание odd-900-${s.sub.id}\\).*цена этой подписки — 500 ⭐. Ничего не выдано`,
       ),
       { since },
     )
-    await w.tg.waitForSent(STAFF_CHAT_ID, new RegExp(`списано 123 ⭐ \\(charge odd-123-${s.sub.id}\\)`), {
+    await w.tg.waitForSent(STAFF_CHAT_ID, new RegExp(`списано 123 ⭐ \\(списание odd-123-${s.sub.id}\\)`), {
       since,
     })
     await w.tg.waitForSent(

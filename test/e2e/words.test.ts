@@ -222,6 +222,9 @@ async function play(lang: Lang): Promise<Seen[]> {
   const seen: Seen[] = []
   for (const call of tg.calls) {
     if (!call.ok || call.method === 'copyMessage' || call.method === 'copyMessages') continue
+    // A command menu is written once per language: only the story's language is read here.
+    const menuLang = (call.payload as { language_code?: string }).language_code
+    if (call.method === 'setMyCommands' && (menuLang ?? 'en') !== lang) continue
     const chat = Number((call.payload as { chat_id?: unknown }).chat_id)
     const to = chat === anna.id ? 'client' : chat === STAFF_CHAT_ID ? 'staff' : `${call.method}:${chat}`
     for (const text of textsOf(call)) seen.push({ to, text })

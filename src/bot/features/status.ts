@@ -112,11 +112,12 @@ async function moneyLines(ctx: BotContext & { from: { id: number } }): Promise<s
   ])
   if (payments.length === 0 && periods.length === 0) return []
   const zone = await clientZone(db, desk, ctx.from.id)
-  const at = (d: Date) => formatInstant(d, zone, ctx.lang)
+  // The title says the zone once; the dates below leave it out (as the orders above).
+  const at = (d: Date) => formatInstant(d, zone, ctx.lang, { zone: false })
   const day = (d: Date) => formatDate(d, zone, ctx.lang)
   const out: string[] = []
   if (payments.length > 0) {
-    const rows = [ctx.t('status-payments-title', { zone })]
+    const rows = [ctx.t('status-payments-title', { zone: zoneIn(zone, ctx.lang) })]
     for (const p of payments) {
       const what =
         p.kind === 'unmatched' || !p.title
