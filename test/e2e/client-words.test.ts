@@ -147,6 +147,9 @@ describe('help and time zones', () => {
     )
     const idx = OFFERED_ZONES.indexOf('Asia/Yekaterinburg')
     await w.tg.push(TEST_BOT_ID, w.tg.callback(e, `tz:set:${idx}`))
-    await w.tg.waitFor('answerCallbackQuery', (p) => /Yekaterinburg/.test(p.text ?? '') && !/Asia\//.test(p.text ?? ''))
+    await w.tg.waitFor(
+      'answerCallbackQuery',
+      (p) => /Yekaterinburg/.test(p.text ?? '') && !/Asia\//.test(p.text ?? ''),
+    )
   })
 })
