@@ -3,7 +3,7 @@ import { Api, type Bot } from 'grammy'
 import type { UserFromGetMe } from 'grammy/types'
 import { sql } from 'kysely'
 import { ALLOWED_UPDATES, createBot } from './bot/bot'
-import { commandsQueue, menusChanged, setDeskCommands } from './bot/commands'
+import { menusChanged, queueDeskCommands, setDeskCommands } from './bot/commands'
 import type { BotContext } from './bot/context'
 import { createI18n } from './bot/i18n'
 import { assertDraftingConfig } from './config/drafting'
@@ -17,6 +17,7 @@ import { retryAtStart } from './db/start-retry'
 import type { Deps } from './deps'
 import { createIntake, type Intake } from './intake/intake'
 import { isTransient } from './intake/transient'
+import { readinessLimits } from './jobs/health'
 import { Jobs } from './jobs/jobs'
 import { Liveness } from './jobs/liveness'
 import { Ledger } from './ledger/ledger.service'
@@ -53,7 +54,17 @@ export interface App {
   readiness: Readiness
   health: HealthWatch
   httpPort: number | undefined
-  stop(): Promise<void>
+  /** `by`: the deadline (ms since epoch) the waiting steps share (src/main.ts's); without it each waits its own. */
+  stop(opts?: { by?: number }): Promise<void>
+  /** How far stop() has got: what a stop that overran its deadline was waiting for (src/main.ts logs it). */
+  stopping: StopProgress
+}
+
+export interface StopProgress {
+  /** The step stop() is waiting for now. */
+  current?: string
+  /** Milliseconds each finished step took. */
+  steps: Record<string, number>
 }
 
 /**
@@ -66,12 +77,27 @@ export interface App {
 export async function startApp(config: LoadedConfig, opts: AppOptions): Promise<App> {
   const role = opts.role ?? 'all'
   const log = opts.log
-  const cleanups: (() => Promise<void>)[] = []
-  const stop = async () => {
+  const cleanups: [step: string, () => Promise<void>][] = []
+  const stopping: StopProgress = { steps: {} }
+  let stopBy = Number.POSITIVE_INFINITY
+  /**
+   * How long a step may wait for work in flight: up to `capMs`, leaving `keepMs` of the stop's deadline to the steps
+   * after it. Each waiting step has a timeout of its own (the intake's 5 s, pg-boss's 8 s); in a row they would
+   * outlast the deadline, and the process would exit 1 instead of handing the rest back.
+   */
+  const grace = (capMs: number, keepMs: number) => Math.max(0, Math.min(capMs, stopBy - Date.now() - keepMs))
+  const stop = async (opts: { by?: number } = {}) => {
+    if (opts.by !== undefined) stopBy = opts.by
     while (cleanups.length) {
-      const c = cleanups.pop()!
-      await c().catch((e) => log.error({ err: { message: (e as Error).message } }, 'error during shutdown'))
+      const [step, c] = cleanups.pop()!
+      const began = Date.now()
+      stopping.current = step
+      await c().catch((e) =>
+        log.error({ err: { message: (e as Error).message }, step }, 'error during shutdown'),
+      )
+      stopping.steps[step] = Date.now() - began
     }
+    stopping.current = undefined
   }
 
   try {
@@ -84,11 +110,11 @@ export async function startApp(config: LoadedConfig, opts: AppOptions): Promise<
         dataDir: opts.embeddedDataDir ?? process.env.DATA_DIR ?? '.data/pg',
         onLog: (l) => log.debug({ pg: l }, 'embedded postgres'),
       })
-      cleanups.push(() => embedded!.stop())
+      cleanups.push(['embedded PostgreSQL', () => embedded!.stop()])
       url = await ensureDatabase(embedded.url, 'consult_desk')
     }
     const handle: DbHandle = createDb(url)
-    cleanups.push(() => handle.close())
+    cleanups.push(['database pool', () => handle.close()])
     // A database that is down (refused, unreachable, not answering) at start is waited for, with backoff: the
     // same as an outage later, without a supervisor's restart. A missing database or a refused login end the start.
     await retryAtStart('database', () => sql`select 1`.execute(handle.db), { log, signal: opts.signal })
@@ -96,22 +122,26 @@ export async function startApp(config: LoadedConfig, opts: AppOptions): Promise<
     if (applied.length) log.info({ applied }, 'migrations applied')
     // From here on a database outage is survived, not fatal: /health says so and everything retries by itself.
     const readiness = new Readiness()
-    const health = new HealthWatch(handle.db, readiness, log)
-    cleanups.push(async () => health.stop())
+    const health = new HealthWatch(handle.db, readiness, log, { limits: () => readinessLimits(config.desks) })
+    cleanups.push(['health watch', async () => health.stop()])
     // The desks' settings live in PostgreSQL (src/settings): seeded from the config at the first start, read from
     // the rows afterwards, and kept current in place while the process runs.
     const settings = await DeskSettingsCache.start(handle.db, url, config.desks, log, {
       source: config.source ?? 'file',
     })
-    cleanups.push(() => settings.stop())
+    cleanups.push(['settings cache', () => settings.stop()])
 
     const jobs = Jobs.create(url, QUEUES, log, { schedule: role !== 'bot' })
     await jobs.start()
     const liveness = new Liveness(handle.db, jobs, log, { role, reap: role !== 'bot' })
-    cleanups.push(async () => {
-      await jobs.stop()
-      await liveness.stop()
-    })
+    cleanups.push([
+      'workers',
+      async () => {
+        // What the jobs still running may take; pg-boss fails them back to their queues after it.
+        await jobs.stop(grace(8000, 1500))
+        await liveness.stop()
+      },
+    ])
     await liveness.start()
     await health.start()
 
@@ -169,14 +199,8 @@ export async function startApp(config: LoadedConfig, opts: AppOptions): Promise<
       settings.onChange(async (desk, before) => {
         const bot = bots.get(desk.botId)
         if (!bot) return
-        // The menus (staff commands are per group and per staff member): set by a job, one queued per desk.
-        if (menusChanged(before, desk))
-          await deps.jobs.send(
-            deps.db,
-            commandsQueue,
-            { botId: desk.botId },
-            { singletonKey: `commands:${desk.botId}` },
-          )
+        // The menus (staff commands are per group and per staff member): set by a job, one per settings version.
+        if (menusChanged(before, desk)) await queueDeskCommands(deps, desk)
         const staff = (d: Pick<typeof desk, 'staff'>) => new Set([...d.staff.admins, ...d.staff.experts])
         const now = staff(desk)
         const gone = [...staff(before)].filter((id) => !now.has(id))
@@ -195,7 +219,7 @@ export async function startApp(config: LoadedConfig, opts: AppOptions): Promise<
     }
     // /health notes a desk that sells nothing now, and why (src/setup/gate.ts), in every process.
     const stopSelling = watchSelling(deps, () => config.desks, readiness)
-    cleanups.push(async () => stopSelling())
+    cleanups.push(['selling watch', async () => stopSelling()])
     const server: Server = createHttpServer(
       intake?.webhooks ?? new Map(),
       healthRoute(health, readiness, { workers: role !== 'bot', token: config.secrets.metricsToken }),
@@ -203,7 +227,7 @@ export async function startApp(config: LoadedConfig, opts: AppOptions): Promise<
       metricsRoute(deps, config.secrets.metricsToken, health),
     )
     const httpPort = await listen(server, config.http.port, config.http.host)
-    cleanups.push(() => new Promise<void>((r) => server.close(() => r())))
+    cleanups.push(['http server', () => new Promise<void>((r) => server.close(() => r()))])
     log.info(
       { role, mode: config.mode, port: httpPort, desks: config.desks.map((d) => d.slug) },
       'consult-desk started',
@@ -214,9 +238,9 @@ export async function startApp(config: LoadedConfig, opts: AppOptions): Promise<
       const started = intake
       started.start()
       // Stops fetching first, then lets the running handlers finish.
-      cleanups.push(() => started.stop())
+      cleanups.push(['intake', () => started.stop(grace(5000, 4000))])
     }
-    return { deps, bots, intake, readiness, health, httpPort, stop }
+    return { deps, bots, intake, readiness, health, httpPort, stop, stopping }
   } catch (e) {
     await stop()
     throw e

@@ -4,6 +4,9 @@ import { StartAborted } from './db/start-retry'
 import { errorSummary } from './jobs/jobs'
 import { createLogger } from './log'
 
+/** A stop that takes longer ends the process with 1: under the 10 s a supervisor (docker stop, systemd) waits. */
+const STOP_DEADLINE_MS = 9000
+
 /**
  * `npm start` (bot + workers), `npm run worker` (--role=worker), `npm run bot` (--role=bot).
  * A configuration problem prints one line and exits 1; SIGINT/SIGTERM stop everything gracefully.
@@ -34,14 +37,22 @@ async function main(): Promise<void> {
     if (stopping) return
     stopping = true
     log.info({ signal }, 'stopping')
-    // A hard deadline: whatever hangs, the process ends (the embedded server is stopped first in the chain).
-    setTimeout(() => process.exit(1), 9000).unref()
+    // A hard deadline: whatever hangs, the process ends (the embedded server is stopped first in the chain), and
+    // says what it was still waiting for.
+    const by = Date.now() + STOP_DEADLINE_MS
+    setTimeout(() => {
+      log.error(
+        { waiting_for: app?.stopping.current, steps_ms: app?.stopping.steps },
+        'stop took too long: exiting 1',
+      )
+      process.exit(1)
+    }, STOP_DEADLINE_MS).unref()
     // A start still waiting for the database or Telegram stops waiting and closes what it opened.
     aborter.abort()
     // (at most 5 s: a call in flight, e.g. getMe inside the Api's own retry, may not see the abort at once)
     if (!app) await Promise.race([starting?.catch(() => {}), new Promise((r) => setTimeout(r, 5000))])
-    await app?.stop()
-    log.info('stopped')
+    await app?.stop({ by })
+    log.info({ steps_ms: app?.stopping.steps }, 'stopped')
     process.exit(0)
   }
   process.on('SIGINT', () => void shutdown('SIGINT'))

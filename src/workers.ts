@@ -1,4 +1,5 @@
 import { commandsQueue, handleCommandsJob } from './bot/commands'
+import { settleHeld } from './consultations/choice'
 import { clientTopicQueue, handleClientTopic } from './consultations/client-topic'
 import {
   closingSoonQueue,
@@ -7,6 +8,7 @@ import {
   slaRemindQueue,
   windowCloseQueue,
 } from './consultations/consultations.jobs'
+import { heldSettleQueue } from './consultations/several'
 import { runScheduledStart } from './consultations/start.service'
 import type { Deps } from './deps'
 import {
@@ -56,11 +58,13 @@ import { runLane } from './routing/delivery'
 import { DESK_SWEEP_CRON, deskInQueue, deskOutQueue, deskSweepQueue } from './routing/routing.jobs'
 import { openTopic, sweepLanes } from './routing/routing.workers'
 import { GROUPS_CHECK_CRON, groupsCheckQueue, runGroupsCheck } from './setup/setup.jobs'
+import { runRefundCharge } from './subscriptions/charge-refusal'
 import { runEditSubscription, runLapse } from './subscriptions/lifecycle'
 import { runCancelCharge, runCarry, runRenewalReminder } from './subscriptions/renewal-jobs'
 import {
   cancelChargeQueue,
   editSubscriptionQueue,
+  refundChargeQueue,
   subscriptionCarryQueue,
   subscriptionLapseQueue,
   subscriptionReminderQueue,
@@ -82,6 +86,7 @@ export const QUEUES: readonly QueueDef<any>[] = [
   notifyPaymentQueue,
   consultationActivatedQueue,
   clientTopicQueue,
+  heldSettleQueue,
   ledgerSweepQueue,
   // orders, payments and disputes
   scheduledStartQueue,
@@ -123,6 +128,7 @@ export const QUEUES: readonly QueueDef<any>[] = [
   subscriptionCarryQueue,
   subscriptionReminderQueue,
   cancelChargeQueue,
+  refundChargeQueue,
   groupsCheckQueue,
   // the command menus, set again when a desk's staff or groups change
   commandsQueue,
@@ -150,6 +156,9 @@ export async function startWorkers(deps: Deps): Promise<void> {
   // The desk: the two lanes, the activation job (topic and card right away) and the lane sweeper.
   await jobs.work(consultationActivatedQueue, ({ consultationId }) => openTopic(deps, consultationId))
   await jobs.work(clientTopicQueue, ({ consultationId }) => handleClientTopic(deps, consultationId))
+  await jobs.work(heldSettleQueue, async (job) => {
+    await settleHeld(deps, job)
+  })
   await jobs.work(deskInQueue, ({ consultationId }) => runLane(deps, consultationId, 'in'))
   await jobs.work(deskOutQueue, ({ consultationId }) => runLane(deps, consultationId, 'out'))
   await jobs.work(deskSweepQueue, () => sweepLanes(deps))
@@ -205,7 +214,7 @@ export async function startWorkers(deps: Deps): Promise<void> {
   // Data rights.
   await jobs.work(exportQueue, (d) => runExport(deps, d))
   await jobs.work(forgetTopicQueue, (d) => runForgetTopic(deps, d))
-  await startRetention(deps.jobs, deps.db, deps.log)
+  await startRetention(deps.jobs, deps.db, deps.log, deps.config.desks)
   // Operations: a job that went to the dead letters is told privately to the admins, once (issue 25).
   await jobs.work(deadLetterWatchQueue, () => runDeadLetterWatch(deps))
   await jobs.boss.schedule(deadLetterWatchQueue.name, DEAD_LETTER_WATCH_CRON, {}, { tz: 'UTC' })
@@ -216,4 +225,5 @@ export async function startWorkers(deps: Deps): Promise<void> {
   await jobs.work(subscriptionCarryQueue, (d) => runCarry(deps, d))
   await jobs.work(subscriptionReminderQueue, (d) => runRenewalReminder(deps, d))
   await jobs.work(cancelChargeQueue, (d) => runCancelCharge(deps, d))
+  await jobs.work(refundChargeQueue, (d) => runRefundCharge(deps, d))
 }

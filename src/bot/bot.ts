@@ -3,6 +3,7 @@ import { conversations } from '@grammyjs/conversations'
 import { Bot, type BotConfig, type Composer, type WebhookReplyEnvelope } from 'grammy'
 import type { Update, UserFromGetMe } from 'grammy/types'
 import type { DeskRuntime } from '../config/load'
+import { deskLanguage } from '../config/rules.schema'
 import type { Deps } from '../deps'
 import { installTransformers } from '../telegram/api'
 import type { BotContext } from './context'
@@ -33,7 +34,6 @@ import { termsFeature } from './features/terms'
 import { topUpFeature } from './features/topup'
 import { transcriptFeature } from './features/transcript'
 import { waitlistFeature } from './features/waitlist'
-import { supportedLanguage } from './i18n'
 
 /**
  * Every update type the bot handles. Passed explicitly to getUpdates and setWebhook: Telegram remembers the last
@@ -126,7 +126,7 @@ export function createBot(deps: Deps, desk: DeskRuntime, botInfo?: UserFromGetMe
     ctx.deps = deps
     ctx.desk = desk
     ctx.log = deps.log.child({ desk: desk.slug, update_id: ctx.update.update_id })
-    ctx.lang = supportedLanguage(ctx.from?.language_code) ?? desk.defaultLanguage
+    ctx.lang = deskLanguage(desk, ctx.from?.language_code)
     // A pre-checkout query needs nothing below (i18n negotiation, conversation storage) and must be answered
     // within 10 s: it is answered here. It never goes through the inbox (src/intake/README.md).
     if (ctx.update.pre_checkout_query) return answerPreCheckout(ctx)

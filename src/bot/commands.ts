@@ -1,11 +1,11 @@
 import { CommandGroup, type CommandsFlavor, commandNotFound } from '@grammyjs/commands'
-import type { Api } from 'grammy'
-import type { BotCommandScope, LanguageCode } from 'grammy/types'
+import type { Api, Context } from 'grammy'
+import type { BotCommandScope, LanguageCode, MessageEntity } from 'grammy/types'
 import type { DeskRuntime } from '../config/load'
 import { LANGUAGES } from '../config/schema'
 import { isStaffGroup, staffGroupsOf } from '../config/staff-groups'
 import type { Deps } from '../deps'
-import { defineQueue } from '../jobs/queue'
+import { defineQueue, JobDeferred, jobId } from '../jobs/queue'
 import type { BotContext } from './context'
 
 /**
@@ -119,6 +119,22 @@ export function commandsFor(desk: DeskRuntime, audience: Audience, where: Where)
 }
 
 /**
+ * Whether the message is a command, ours or not, the way grammY's command() recognises one (the rule every handler
+ * of src/bot/features is matched by): a bot_command entity at offset 0 of the text, whichever of the text's entities
+ * that is (a command the client formatted has a second entity at 0, which may come first). A caption is no command,
+ * as for grammY. The commands plugin's own matching (a "/word" anywhere in the text) is for its "did you mean", not
+ * for this: a question that quotes "/etc/hosts" is still a question.
+ */
+export function isCommand(ctx: Context): boolean {
+  return ctx.has(':entities:bot_command') && leadingCommand(ctx.msg) !== undefined
+}
+
+/** The message's command as grammY defines one: a bot_command entity at offset 0, whichever entity comes first. */
+export function leadingCommand(m: { entities?: MessageEntity[] | undefined }): MessageEntity | undefined {
+  return m.entities?.find((e) => e.type === 'bot_command' && e.offset === 0)
+}
+
+/**
  * For the answer to a command nobody took: the commands of the asker's audience here, as "/a, /b, ...", and the
  * nearest one to what they typed ("did you mean"), by @grammyjs/commands' similarity (its commands() middleware is
  * installed in src/bot/bot.ts); `none` when nothing is near.
@@ -173,27 +189,47 @@ export function deskCommandGroup(deps: Pick<Deps, 'i18n'>, desk: DeskRuntime): C
   for (const c of COMMANDS) {
     if (!(c.when?.(desk) ?? true)) continue
     const cmd = group.command(c.name, describe(desk.defaultLanguage, c.name))
-    for (const lang of LANGUAGES) cmd.localize(lang as LanguageCode, c.name, describe(lang, c.name))
+    // Described in the languages the desk speaks (rules.languages); a client whose Telegram speaks another sees the
+    // default menu, in the desk's default language: the language the bot will answer in.
+    for (const lang of desk.rules.languages)
+      cmd.localize(lang as LanguageCode, c.name, describe(lang, c.name))
     for (const scope of scopesOf(c)) cmd.addToScope(scope)
   }
   return group
 }
 
 /**
- * Sets every menu of the desk (each scope, by default and per language). A scope Telegram refuses (a staff member's
- * private chat that does not exist yet) is logged and skipped; the others are set.
+ * Sets every menu of the desk (each scope, by default and per language), and deletes each scope's menu in a language
+ * the desk no longer speaks (set before the owner changed rules.languages). A scope Telegram refuses (a staff
+ * member's private chat that does not exist yet) is logged and skipped; the others are set. `current` is asked
+ * before each call: once it says no (the menus changed meanwhile), the run stops and leaves the menus to the run
+ * the change queued, so an older run never writes over a newer one's.
  */
 export async function setDeskCommands(
   api: Api,
   deps: Pick<Deps, 'i18n' | 'log'>,
   desk: DeskRuntime,
+  current: () => boolean = () => true,
 ): Promise<void> {
   const { scopes } = deskCommandGroup(deps, desk).toArgs()
+  const languages = [...desk.rules.languages] as readonly string[]
+  const stale = () => {
+    if (current()) return false
+    deps.log.info({ desk: desk.slug }, 'command menus changed meanwhile: the newer run sets them')
+    return true
+  }
   for (const s of scopes) {
     const commands = s.commands.map((c) => ({ command: c.command, description: c.description }))
     const other = { scope: s.scope, ...(s.language_code ? { language_code: s.language_code } : {}) }
     try {
+      if (stale()) return
       await api.setMyCommands(commands, other)
+      if (s.language_code) continue
+      for (const lang of LANGUAGES)
+        if (!languages.includes(lang)) {
+          if (stale()) return
+          await api.deleteMyCommands({ scope: s.scope, language_code: lang })
+        }
     } catch (err) {
       if (s.scope?.type !== 'chat') throw err
       deps.log.info({ desk: desk.slug, chat_id: s.scope.chat_id }, 'command menu not set for this chat')
@@ -201,23 +237,61 @@ export async function setDeskCommands(
   }
 }
 
-/** The job that sets a desk's menus again after its staff or groups changed (one queued per desk at a time). */
-export const commandsQueue = defineQueue<{ botId: number }>('bot.commands', { retryLimit: 3, retryDelay: 30 })
+/**
+ * The job that sets a desk's menus again after its staff or groups changed, sent for the settings version that
+ * changed them. A worker whose settings have not reached that version yet comes back in a second; a run whose menus
+ * change while it goes stops (see setDeskCommands): the change sent a run of its own.
+ */
+export const commandsQueue = defineQueue<{ botId: number; version?: number }>('bot.commands', {
+  retryLimit: 3,
+  retryDelay: 30,
+})
 
-export async function handleCommandsJob(deps: Deps, data: { botId: number }): Promise<void> {
-  await setDeskCommands(deps.api(data.botId), deps, deps.desk(data.botId))
+/**
+ * Queues the menus' run for the desk's settings version, after a change that touches them: one job per desk and
+ * version (its id), however many bot processes saw the change.
+ */
+export function queueDeskCommands(deps: Pick<Deps, 'db' | 'jobs'>, desk: DeskRuntime) {
+  const version = desk.settingsVersion ?? 0
+  return deps.jobs.send(
+    deps.db,
+    commandsQueue,
+    { botId: desk.botId, version },
+    { id: jobId(`${commandsQueue.name}:${desk.botId}:${version}`) },
+  )
 }
 
-/** Whether a settings change touches the menus: the staff, the groups, or whether plans are sold. */
-type MenuPart = Pick<DeskRuntime, 'staff' | 'staffChatId' | 'staffGroups' | 'plans'>
+export async function handleCommandsJob(
+  deps: Deps,
+  data: { botId: number; version?: number },
+): Promise<void> {
+  const desk = deps.desk(data.botId)
+  if ((desk.settingsVersion ?? 0) < (data.version ?? 0))
+    throw new JobDeferred(1, 'command menus: the settings change has not reached this process yet')
+  const started = menuKey(desk)
+  await setDeskCommands(deps.api(data.botId), deps, desk, () => menuKey(desk) === started)
+}
+
+/**
+ * Whether a settings change touches the menus: the staff, the groups, whether plans are sold, or the languages the
+ * desk speaks.
+ */
+type MenuPart = Pick<
+  DeskRuntime,
+  'staff' | 'staffChatId' | 'staffGroups' | 'plans' | 'defaultLanguage' | 'rules'
+>
 export function menusChanged(before: MenuPart, after: MenuPart): boolean {
-  const key = (d: MenuPart) =>
-    JSON.stringify([
-      d.staff.admins,
-      d.staff.experts,
-      d.staffChatId,
-      d.staffGroups ?? [],
-      (d.plans?.length ?? 0) > 0,
-    ])
-  return key(before) !== key(after)
+  return menuKey(before) !== menuKey(after)
+}
+
+function menuKey(d: MenuPart): string {
+  return JSON.stringify([
+    d.staff.admins,
+    d.staff.experts,
+    d.staffChatId,
+    d.staffGroups ?? [],
+    (d.plans?.length ?? 0) > 0,
+    d.defaultLanguage,
+    d.rules.languages,
+  ])
 }

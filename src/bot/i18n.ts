@@ -1,16 +1,10 @@
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { I18n } from '@grammyjs/i18n'
-import { LANGUAGES, type Language } from '../config/schema'
+import type { Language } from '../config/schema'
 import { useTimeWords } from '../time/words'
 
 export const LOCALES_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'locales')
-
-/** Maps a Telegram language_code ("en-US", "ru", "uk") to a language we speak, or undefined. */
-export function supportedLanguage(code: string | undefined | null): Language | undefined {
-  const base = code?.toLowerCase().split(/[-_]/)[0]
-  return (LANGUAGES as readonly string[]).includes(base ?? '') ? (base as Language) : undefined
-}
 
 /**
  * Fluent files per language (src/bot/locales/<lang>/*.ftl, one file per feature). useIsolating is off: the Unicode

@@ -2,16 +2,20 @@ import type { User } from 'grammy/types'
 import { IANAZone } from 'luxon'
 import type { Db, Trx } from '../db/database'
 import { claimUpdate } from '../db/once'
+import type { ReaderZone } from '../time/format'
 import { findClientZone, updateClientZone, upsertClient } from './clients.repository'
 
-/** The zone a client sees times in: their choice, else the desk's. */
+/**
+ * The zone a client sees times in: their choice (their own: a time in it names no zone), else the desk's (named in
+ * words, src/time/format.ts).
+ */
 export async function clientZone(
   q: Db | Trx,
   desk: { botId: number; schedule: { timezone: string } },
   userId: number,
-): Promise<string> {
+): Promise<ReaderZone> {
   const tz = await findClientZone(q, desk.botId, userId)
-  return tz && IANAZone.isValidZone(tz) ? tz : desk.schedule.timezone
+  return tz && IANAZone.isValidZone(tz) ? { id: tz, own: true } : { id: desk.schedule.timezone, own: false }
 }
 
 /** Records the client's choice of zone; false for a zone that is not an IANA zone or a client not on record. */

@@ -3,13 +3,18 @@ import { z } from 'zod'
 import { compileSchedule, isOpen, ScheduleConfigError, WEEKDAYS } from '../time/business-time'
 import { plan } from './plan.schema'
 import { interval, isoDate, type Localized, language, localized, SNIPPET_NAME, timeZone } from './primitives'
+import { rulesSchema } from './rules.schema'
 
 /**
  * Every object is strict (z.strictObject): an unknown key, a typo such as `mod: webhook`, is an error naming it.
+ *
+ * (About 440 lines: the one schema a config file, a stored desk and every run-time edit are checked with, with the
+ * cross-field checks that need the whole desk; plans, rules and shared primitives have files of their own.)
  */
 
 export type { PlanConfig } from './plan.schema'
 export { LANGUAGES, type Language, type Localized, SNIPPET_NAME } from './primitives'
+export type { RetentionConfig, RulesConfig } from './rules.schema'
 
 const schedule = z.strictObject({
   timezone: timeZone,
@@ -178,8 +183,16 @@ export const deskSchema = z
           .default({}),
       })
       .prefault({}),
+    /** Product decisions with today's values as defaults (./rules.schema.ts): promises, windows, zones, languages. */
+    rules: rulesSchema,
   })
   .superRefine((d, ctx) => {
+    if (!d.rules.languages.includes(d.defaultLanguage))
+      ctx.addIssue({
+        code: 'custom',
+        path: ['rules', 'languages'],
+        message: `must include the desk's default language "${d.defaultLanguage}"`,
+      })
     const staff = new Set([...d.staff.admins, ...d.staff.experts])
     if (d.staff.owner !== undefined && !d.staff.admins.includes(d.staff.owner))
       ctx.addIssue({ code: 'custom', path: ['staff', 'owner'], message: 'not one of staff.admins' })

@@ -3,14 +3,16 @@ import { audit } from '../audit/audit'
 import { findClient } from '../clients/clients.repository'
 import { clientZone, setClientZone } from '../clients/clients.service'
 import type { DeskRuntime } from '../config/load'
+import { deskLanguage } from '../config/rules.schema'
 import { claimUpdate } from '../db/once'
 import type { Deps } from '../deps'
 import { APPEALS_UNIT, CONSULTATION_SCOPE } from '../orders/allowances'
 import { canTransition, lockOrder, moveOrder } from '../orders/order-state'
 import { lockConsultationView } from '../orders/orders.repository'
+import { isDeskAdminNow } from '../settings/settings'
 import { notify } from '../telegram/notify'
 import { cut, MESSAGE_TEXT_MAX } from '../text'
-import { formatInstant } from '../time/format'
+import { formatInstant, staffZone } from '../time/format'
 import { consultationActivatedQueue, scheduleWindowJobs } from './consultations.jobs'
 import { postToTopic, refreshTopic, setClientBan } from './desk.service'
 
@@ -20,7 +22,8 @@ import { postToTopic, refreshTopic, setClientBan } from './desk.service'
  * time zone, write to a client outside a topic. Each runs in one transaction, writes an audit row, and reaches the
  * client through the notify outbox. A command's effects are claimed with its update id in the same transaction, so a
  * redelivered update does nothing twice; the state checks (active, closed, the zone already set) make a repeat say
- * so instead of acting again.
+ * so instead of acting again. The actor's right is checked again in each transaction, against the desk's committed
+ * staff (isDeskAdminNow): an admin demoted after the command or button was shown changes nothing ('forbidden').
  */
 
 type Actor = { actorId: number; actorLabel: string; updateId: number }
@@ -30,6 +33,7 @@ export type GrantResult =
   | { status: 'duplicate' }
   | { status: 'unknown' }
   | { status: 'not-active'; state: string }
+  | { status: 'forbidden' }
 
 /**
  * More questions for an active consultation: a grant on its appeals account for its window, exact on the ledger
@@ -41,6 +45,7 @@ export async function grantQuestions(
   input: Actor & { consultationId: number; count: number },
 ): Promise<GrantResult> {
   return deps.jobs.transaction(deps.db, async (trx, outbox): Promise<GrantResult> => {
+    if (!(await isDeskAdminNow(trx, desk.botId, input.actorId))) return { status: 'forbidden' }
     if (!(await claimUpdate(trx, desk.botId, input.updateId))) return { status: 'duplicate' }
     const head = await consultationHead(trx, desk, input.consultationId)
     if (!head) return { status: 'unknown' }
@@ -73,6 +78,7 @@ export async function grantQuestions(
       lang: c.lang,
       key: 'adm-granted-client',
       params: { count: input.count, left: g.account.available },
+      consultationId: c.id,
       dedupeKey: `admin:granted:${desk.botId}:${input.updateId}`,
     })
     await postToTopic(trx, outbox, {
@@ -93,6 +99,7 @@ export type ReopenResult =
   | { status: 'unknown' }
   | { status: 'not-closed'; state: string }
   | { status: 'plan' }
+  | { status: 'forbidden' }
 
 /**
  * Reopens a consultation that was closed (by /close or by its window's end), not refunded: the consultation and its
@@ -107,6 +114,7 @@ export async function reopenConsultation(
   input: Actor & { consultationId: number; hours: number },
 ): Promise<ReopenResult> {
   return deps.jobs.transaction(deps.db, async (trx, outbox): Promise<ReopenResult> => {
+    if (!(await isDeskAdminNow(trx, desk.botId, input.actorId))) return { status: 'forbidden' }
     if (!(await claimUpdate(trx, desk.botId, input.updateId))) return { status: 'duplicate' }
     const head = await consultationHead(trx, desk, input.consultationId)
     if (!head) return { status: 'unknown' }
@@ -162,6 +170,7 @@ export async function reopenConsultation(
       lang: c.lang,
       key: 'adm-reopened-client',
       params: { title: c.title, end: formatInstant(until, zone, c.lang) },
+      consultationId: c.id,
       dedupeKey: `admin:reopened:${c.id}:${until.getTime()}`,
     })
     await postToTopic(trx, outbox, {
@@ -170,7 +179,7 @@ export async function reopenConsultation(
       key: 'adm-reopened-topic',
       params: {
         by: input.actorLabel,
-        end: formatInstant(until, desk.schedule.timezone, desk.defaultLanguage),
+        end: formatInstant(until, staffZone(desk), desk.defaultLanguage),
       },
       dedupeKey: `admin:note:reopened:${c.id}:${until.getTime()}`,
     })
@@ -184,6 +193,7 @@ export type ZoneResult =
   | { status: 'unchanged'; zone: string }
   | { status: 'unknown-client' }
   | { status: 'bad-zone' }
+  | { status: 'forbidden' }
 
 /** Sets a client's time zone (the one they see times in), audited; the client is told in their zone's words. */
 export async function setZoneByAdmin(
@@ -192,6 +202,7 @@ export async function setZoneByAdmin(
   input: Omit<Actor, 'actorLabel'> & { userId: number; zone: string },
 ): Promise<ZoneResult> {
   return deps.jobs.transaction(deps.db, async (trx, outbox): Promise<ZoneResult> => {
+    if (!(await isDeskAdminNow(trx, desk.botId, input.actorId))) return { status: 'forbidden' }
     const client = await trx
       .selectFrom('client')
       .select(['time_zone', 'language_code'])
@@ -222,7 +233,11 @@ export async function setZoneByAdmin(
   })
 }
 
-export type WriteResult = { status: 'queued' } | { status: 'duplicate' } | { status: 'unknown-client' }
+export type WriteResult =
+  | { status: 'queued' }
+  | { status: 'duplicate' }
+  | { status: 'unknown-client' }
+  | { status: 'forbidden' }
 
 /**
  * A message from the desk to a client outside any topic: through the notify outbox (the private chat's budget, a
@@ -234,6 +249,7 @@ export async function writeToClient(
   input: Omit<Actor, 'actorLabel'> & { userId: number; text: string },
 ): Promise<WriteResult> {
   return deps.jobs.transaction(deps.db, async (trx, outbox): Promise<WriteResult> => {
+    if (!(await isDeskAdminNow(trx, desk.botId, input.actorId))) return { status: 'forbidden' }
     if (!(await claimUpdate(trx, desk.botId, input.updateId))) return { status: 'duplicate' }
     const client = await findClient(trx, desk.botId, input.userId)
     if (!client || client.forgotten_at) return { status: 'unknown-client' }
@@ -271,11 +287,14 @@ function consultationHead(trx: Parameters<typeof lockOrder>[0], desk: DeskRuntim
 }
 
 function langOf(desk: DeskRuntime, code: string | null): string {
-  const base = code?.toLowerCase().split(/[-_]/)[0]
-  return base === 'en' || base === 'ru' ? base : desk.defaultLanguage
+  return deskLanguage(desk, code)
 }
 
-export type BanResult = { status: 'done' } | { status: 'already' } | { status: 'unknown-client' }
+export type BanResult =
+  | { status: 'done' }
+  | { status: 'already' }
+  | { status: 'unknown-client' }
+  | { status: 'forbidden' }
 
 /**
  * Bans or unbans a client by id, with or without a topic (the topic's /ban does it from the topic): the desk's
@@ -287,8 +306,8 @@ export async function banById(
   input: { userId: number; banned: boolean; actorId: number; actorLabel: string },
 ): Promise<BanResult> {
   if (!(await findClient(deps.db, desk.botId, input.userId))) return { status: 'unknown-client' }
-  const changed = await setClientBan(deps, desk, input)
-  return changed ? { status: 'done' } : { status: 'already' }
+  const r = await setClientBan(deps, desk, input)
+  return { status: r }
 }
 
 export interface BannedClient {

@@ -1,5 +1,4 @@
 import type { Message } from 'grammy/types'
-import { sql } from 'kysely'
 import { clientZone } from '../clients/clients.service'
 import type { DeskRuntime } from '../config/load'
 import type { Trx } from '../db/database'
@@ -23,7 +22,7 @@ import { planRefusalText } from './plan-refusals'
 import { claimRefusalTelling, refusalTopic } from './refusal-told'
 import { type AdmissionRefusal, accessRefusal, ledgerRefusal, refusalText } from './refusals'
 import { retryConflicts } from './retry'
-import { consultationLabel, holdForChoice, labelParams } from './several'
+import { consultationLabel, holdBehind, holdForChoice, labelParams } from './several'
 import { appealDueAt } from './sla'
 
 /**
@@ -42,6 +41,10 @@ import { appealDueAt } from './sla'
  *
  * accepted_at is the instant that decides: a message accepted at 17:59 for a window ending 18:00 and copied to the
  * topic at 18:02 is an accepted question; nothing later re-checks the window.
+ *
+ * (About 460 lines on purpose: the admission and the paths out of it — the refusal, the plan that takes no
+ * attachments, the client back after blocking the bot, the top-up offer — share one transaction's locks and numbers;
+ * the refusal words live in refusals.ts, the routing and step 1-3 in sql/desk_admit.sql.)
  */
 
 export type { AdmissionRefusal, RefusalReason } from './refusals'
@@ -83,6 +86,15 @@ export function appealRequestId(botId: number, chatId: number, messageId: number
 export const APPEAL_HOLD_TTL_SECONDS = 365 * 24 * 3600
 
 class DuplicateMessage extends Error {}
+/** The consultation the message was routed to serves a plan without attachments: the admission is undone. */
+class NotInPlan extends Error {
+  constructor(
+    readonly consultationId: number,
+    readonly code: string,
+  ) {
+    super('not in plan')
+  }
+}
 
 export async function admitClientMessage(
   deps: Deps,
@@ -93,68 +105,55 @@ export async function admitClientMessage(
   const type = contentTypeOf(m)
   if (!type || !m.from) return { status: 'ignored' }
   const args = admitArgs(desk, m, type, input.target)
-  // A plan without attachments (src/subscriptions): checked only when the config has such a plan.
-  if (type !== 'text' && desk.plans?.some((p) => !p.features.attachments)) {
-    const plan = await planWithoutAttachments(deps, desk, m.from.id)
-    if (plan)
-      return deps.jobs.transaction(deps.db, (trx, outbox) =>
-        refuse(trx, outbox, deps, desk, m, type, input.lang, planRow(plan.consultationId), {
-          reason: 'not_in_plan',
-          numbers: { feature: 'attachments', plan: plan.code },
-        }),
-      )
+  // A plan without attachments (src/subscriptions) is checked on the consultation the routing chose (a reply, a
+  // topic, the client's choice), so such a message takes the full admission, which knows it; checked only when the
+  // config has such a plan.
+  const mediaChecked = type !== 'text' && (desk.plans ?? []).some((p) => !p.features.attachments)
+  if (!mediaChecked) {
+    // The common case in one statement (a burst of messages joining an open appeal whose lane job is queued);
+    // anything else comes back untouched and takes the full transaction.
+    const fast = await retryConflicts(() => callAdmit(deps.db, true, args))
+    if (fast.o_outcome === 'duplicate') return { status: 'duplicate' }
+    if (fast.o_outcome === 'accepted')
+      return {
+        status: 'accepted',
+        consultationId: fast.o_consultation_id!,
+        itemId: fast.o_item_id!,
+        appealId: fast.o_open_appeal_id!,
+        openedAppeal: false,
+        acceptedAt: fast.o_checked_at!,
+      }
   }
-  // The common case in one statement (a burst of messages joining an open appeal whose lane job is queued);
-  // anything else comes back untouched and takes the full transaction.
-  const fast = await retryConflicts(() => callAdmit(deps.db, true, args))
-  if (fast.o_outcome === 'duplicate') return { status: 'duplicate' }
-  if (fast.o_outcome === 'accepted')
-    return {
-      status: 'accepted',
-      consultationId: fast.o_consultation_id!,
-      itemId: fast.o_item_id!,
-      appealId: fast.o_open_appeal_id!,
-      openedAppeal: false,
-      acceptedAt: fast.o_checked_at!,
-    }
   try {
     return await retryConflicts(() =>
       deps.jobs.transaction(deps.db, (trx, outbox) =>
-        admit(trx, outbox, deps, desk, m, type, input.lang, args),
+        admit(trx, outbox, deps, desk, m, type, input.lang, args, mediaChecked),
       ),
     )
   } catch (err) {
     if (err instanceof DuplicateMessage) return { status: 'duplicate' }
-    throw err
+    if (!(err instanceof NotInPlan)) throw err
+    // Rolled back (desk_admit may have stored the message already): refused on the chosen consultation instead.
+    const plan = err
+    return deps.jobs.transaction(deps.db, (trx, outbox) =>
+      refuse(trx, outbox, deps, desk, m, type, input.lang, planRow(plan.consultationId), {
+        reason: 'not_in_plan',
+        numbers: { feature: 'attachments', plan: plan.code },
+      }),
+    )
   }
 }
 
 type AdmitArgs = Parameters<typeof callAdmit>[2]
 
-/**
- * The plan of the consultation desk_admit would pick (active, its window holding now, newest), when that
- * consultation carries a subscription whose plan excludes attachments.
- */
+/** The plan of the consultation, when it serves a subscription whose plan excludes attachments. */
 async function planWithoutAttachments(
-  deps: Deps,
+  trx: Trx,
   desk: DeskRuntime,
-  userId: number,
+  consultationId: number,
 ): Promise<{ consultationId: number; code: string } | undefined> {
-  const c = await deps.db
-    .selectFrom('consultation as c')
-    .leftJoin('subscription as s', 's.consultation_id', 'c.id')
-    .select(['c.id', 's.plan_code'])
-    .where('c.bot_id', '=', desk.botId)
-    .where('c.user_id', '=', userId)
-    .where('c.state', '=', 'active')
-    .orderBy(sql`(c.starts_at <= now() and now() < c.access_until)`, 'desc')
-    .orderBy('c.created_at', 'desc')
-    .orderBy('s.id', 'desc') // a change of plan: its newest subscription
-    .limit(1)
-    .executeTakeFirst()
-  if (!c?.plan_code) return undefined
-  const plan = desk.plans.find((p) => p.code === c.plan_code)
-  return plan && !plan.features.attachments ? { consultationId: c.id, code: plan.code } : undefined
+  const plan = await consultationPlan(trx, desk, consultationId)
+  return plan && !plan.features.attachments ? { consultationId, code: plan.code } : undefined
 }
 
 /**
@@ -205,6 +204,7 @@ async function admit(
   type: ContentType,
   lang: string,
   args: AdmitArgs,
+  mediaChecked: boolean,
 ): Promise<AdmissionResult> {
   const userId = m.from!.id
   const content = args.content
@@ -216,9 +216,15 @@ async function admit(
     return {
       status: (await holdForChoice(trx, outbox, deps, desk, m, lang)) === 'held' ? 'held' : 'duplicate',
     }
+  if (a.o_outcome === 'behind')
+    return { status: (await holdBehind(trx, outbox, desk, m, lang)) === 'held' ? 'held' : 'duplicate' }
   if (a.o_outcome === 'refused') return refuse(trx, outbox, deps, desk, m, type, lang, a, accessRefusal(a))
   const c = { id: a.o_consultation_id!, bot_id: desk.botId, user_id: userId }
   const checkedAt = a.o_checked_at!
+  if (mediaChecked) {
+    const plan = await planWithoutAttachments(trx, desk, c.id)
+    if (plan) throw new NotInPlan(plan.consultationId, plan.code)
+  }
 
   if (a.o_outcome === 'accepted') {
     // Stored by desk_admit; the topic lane's job commits with it, unless one is queued already.
@@ -400,6 +406,7 @@ async function refuse(
       ? { more: [...(text.more ?? []), ...(offer.length ? [{ key: 'topup-offer' }] : [])] }
       : {}),
     ...(offer.length ? { replyMarkup: { inline_keyboard: offer } } : {}),
+    ...(a.o_consultation_id !== null ? { consultationId: a.o_consultation_id } : {}),
     dedupeKey: `desk:refused:${desk.botId}:${m.chat.id}:${m.message_id}`,
   })
   return { status: 'refused', consultationId: a.o_consultation_id, refusal }

@@ -65,19 +65,23 @@ export async function chooseConsultation(
   return { ok: true, chosen, released }
 }
 
-async function releaseHeld(
-  deps: Deps,
-  desk: DeskRuntime,
-  userId: number,
-  consultationId: number,
-): Promise<number> {
-  const held = await deps.db
+function heldOf(deps: Deps, desk: DeskRuntime, userId: number) {
+  return deps.db
     .selectFrom('held_message')
     .select(['chat_id', 'message_id', 'lang', 'message'])
     .where('bot_id', '=', desk.botId)
     .where('user_id', '=', userId)
     .orderBy('message_id')
     .execute()
+}
+
+async function releaseHeld(
+  deps: Deps,
+  desk: DeskRuntime,
+  userId: number,
+  consultationId: number,
+): Promise<number> {
+  const held = await heldOf(deps, desk, userId)
   let n = 0
   for (const h of held) {
     const r = await admitClientMessage(deps, desk, {
@@ -94,6 +98,55 @@ async function releaseHeld(
       .execute()
   }
   return n
+}
+
+export type SettleResult = 'nothing-held' | 'still-several' | 'delivered' | 'dropped'
+
+/**
+ * The job one of the client's consultations ending writes (heldSettleQueue, several.ts): held messages wait for a
+ * choice only while there is one. With one live consultation left they are admitted to it, oldest first, through
+ * the ordinary admission (its unique key on the message makes a second run a duplicate: each is delivered once);
+ * with none left they are dropped. Either way the held rows are deleted and the client is told in one transaction,
+ * once (the notice's key is the first held message), so a run that dies between the admissions and that
+ * transaction is finished by the retry, and a later run finds nothing held.
+ */
+export async function settleHeld(deps: Deps, job: { botId: number; userId: number }): Promise<SettleResult> {
+  const desk = deps.desk(job.botId)
+  const held = await heldOf(deps, desk, job.userId)
+  if (held.length === 0) return 'nothing-held'
+  const live = await liveConsultations(deps.db, desk.botId, job.userId)
+  if (live.length >= 2) return 'still-several'
+  const only = live[0]
+  if (only)
+    for (const h of held)
+      await admitClientMessage(deps, desk, { message: h.message, lang: h.lang, target: only.id })
+  const first = held[0]!
+  const lang = held[held.length - 1]!.lang
+  await deps.jobs.transaction(deps.db, async (trx, outbox) => {
+    const gone = await trx
+      .deleteFrom('held_message')
+      .where('bot_id', '=', desk.botId)
+      .where('user_id', '=', job.userId)
+      .where(
+        'message_id',
+        'in',
+        held.map((h) => h.message_id),
+      )
+      .returning('message_id')
+      .execute()
+    if (gone.length === 0) return
+    const zone = await clientZone(trx, desk, job.userId)
+    await notify(outbox, {
+      botId: desk.botId,
+      chatId: job.userId,
+      lang,
+      key: only ? 'several-held-delivered' : 'several-held-dropped',
+      params: { count: gone.length, ...(only ? labelParams(only, zone, lang) : {}) },
+      ...(only ? { consultationId: only.id } : {}),
+      dedupeKey: `several:settled:${desk.botId}:${first.chat_id}:${first.message_id}`,
+    })
+  })
+  return only ? 'delivered' : 'dropped'
 }
 
 export type SwitchResult = { kind: 'asked' } | { kind: 'one'; only: LiveConsultation } | { kind: 'none' }

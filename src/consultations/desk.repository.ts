@@ -13,9 +13,10 @@ export interface AdmitRow {
   /**
    * none: no consultation; duplicate; refused (o_reason); accepted (stored, joins the open appeal); open (the
    * caller finishes under the lock); retry (fast mode only: nothing done, run the full admission); choose (several
-   * live consultations and nothing names one: the caller holds the message and asks the client).
+   * live consultations and nothing names one: the caller holds the message and asks the client); behind (messages
+   * are held for a choice no longer there: the caller holds this one behind them and has them all settled).
    */
-  o_outcome: 'none' | 'duplicate' | 'refused' | 'accepted' | 'open' | 'retry' | 'choose'
+  o_outcome: 'none' | 'duplicate' | 'refused' | 'accepted' | 'open' | 'retry' | 'choose' | 'behind'
   o_reason: 'banned' | 'refunded' | 'closed' | 'not_started' | 'window_closed' | null
   o_consultation_id: number | null
   o_item_id: number | null

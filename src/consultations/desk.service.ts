@@ -19,17 +19,20 @@ import {
 import { insertNote } from '../routing/notes'
 import { activeRoute, findRouteByThread, type Route } from '../routing/routes.repository'
 import { wakeLane } from '../routing/routing.jobs'
+import { isAdminOnNow, isDeskAdminNow } from '../settings/settings'
 import { notify } from '../telegram/notify'
-import { formatInstant } from '../time/format'
+import { formatInstant, staffZone } from '../time/format'
 import { scheduleWindowJobs } from './consultations.jobs'
 import { openAppeal } from './desk.repository'
 import { ratingKeyboard } from './ratings'
+import { settleHeldAfterEnd } from './several'
 
 /**
  * The desk's service API: what staff commands do, and what the SLA, lifecycle and drafting code calls. Everything
  * that changes a consultation locks it (order row first where the order changes too, the order every writer uses);
- * everything that reaches Telegram goes through a lane or the notify outbox. (Right at the house's ~400 lines: the
- * staff commands' use cases together; the next one added should take the commands to a file of their own.)
+ * everything that reaches Telegram goes through a lane or the notify outbox. (About 450 lines: the staff commands'
+ * use cases together, each admin-only one re-checking the role in its write; the next one added should take the
+ * commands to a file of their own.)
  */
 
 // -------------------------------------------------------------------------------------------------------------
@@ -198,6 +201,7 @@ export async function extendWindow(
       lang: c.lang,
       key: 'desk-window-extended',
       params: { hours: input.hours, end: formatInstant(until, zone, c.lang) },
+      consultationId: c.id,
       dedupeKey: `desk:extended:${c.id}:${until.getTime()}`,
     })
   await postToTopic(trx, outbox, {
@@ -207,7 +211,7 @@ export async function extendWindow(
     params: {
       by: input.actorLabel ?? actorName(input.actorId),
       hours: input.hours,
-      end: formatInstant(until, desk.schedule.timezone, desk.defaultLanguage),
+      end: formatInstant(until, staffZone(desk), desk.defaultLanguage),
     },
     dedupeKey: `desk:note:extended:${c.id}:${until.getTime()}`,
   })
@@ -223,13 +227,40 @@ export function claimStaffCommand(deps: Deps, botId: number, updateId: number): 
   return deps.db.transaction().execute((trx) => claimUpdate(trx, botId, updateId))
 }
 
-/** An admin's /extend in a topic: the update is claimed with the extension, so a redelivery extends nothing. */
+/**
+ * The actor's admin right, checked again in a write's transaction against the desk's committed staff, first (the
+ * desk row's share lock before any other row lock, as src/consultations/admin-tools.ts does): on a consultation in its
+ * own group (an anonymous admin of that group counts where the desk allows), else of the desk. An admin demoted
+ * after the command arrived (the in-memory desk still says admin) changes nothing.
+ */
+async function isAdminNow(
+  trx: Trx,
+  desk: DeskRuntime,
+  actorId: number,
+  consultationId?: number,
+): Promise<boolean> {
+  if (consultationId === undefined) return isDeskAdminNow(trx, desk.botId, actorId)
+  const c = await trx
+    .selectFrom('consultation')
+    .select('staff_chat_id')
+    .where('id', '=', consultationId)
+    .where('bot_id', '=', desk.botId)
+    .executeTakeFirst()
+  return !!c && (await isAdminOnNow(trx, desk.botId, c, actorId))
+}
+
+/**
+ * An admin's /extend in a topic: the update is claimed with the extension, so a redelivery extends nothing; an actor
+ * no longer an admin in the write changes nothing ('forbidden').
+ */
 export async function extendWindowOnce(
   deps: Deps,
   desk: DeskRuntime,
   input: { updateId: number; consultationId: number; hours: number; actorId: number; actorLabel?: string },
-): Promise<ExtendResult | undefined> {
+): Promise<ExtendResult | { status: 'forbidden' } | undefined> {
   return deps.jobs.transaction(deps.db, async (trx, outbox) => {
+    if (!(await isAdminNow(trx, desk, input.actorId, input.consultationId)))
+      return { status: 'forbidden' as const }
     if (!(await claimUpdate(trx, desk.botId, input.updateId))) return undefined
     return extendWindow(trx, outbox, desk, {
       consultationId: input.consultationId,
@@ -292,6 +323,7 @@ export async function closeEarly(
       key: 'desk-closed-early',
       more: [{ key: 'rating-ask' }],
       replyMarkup: ratingKeyboard((l, k, p) => deps.i18n.t(l, k, p), c.lang, c.id),
+      consultationId: c.id,
       dedupeKey: `desk:closed-early:${c.id}`,
     })
     await postToTopic(trx, outbox, {
@@ -302,17 +334,29 @@ export async function closeEarly(
       dedupeKey: `desk:note:closed-early:${c.id}`,
     })
     await refreshTopic(trx, outbox, c)
+    await settleHeldAfterEnd(outbox, { botId: desk.botId, userId: c.user_id }, `closed:${c.id}`)
     return { status: 'closed' }
   })
 }
 
-/** Bans or unbans a client of the desk (audited): a banned client's messages are refused and not relayed. */
+/**
+ * Bans or unbans a client of the desk (audited): a banned client's messages are refused and not relayed. Only an
+ * admin may: the actor's right is checked again in this transaction (isAdminNow: on the topic's consultation when
+ * one is named, else of the desk); 'forbidden' changes nothing.
+ */
 export async function setClientBan(
   deps: Deps,
   desk: DeskRuntime,
-  input: { userId: number; actorId: number; actorLabel?: string; banned: boolean; consultationId?: number },
-): Promise<boolean> {
+  input: {
+    userId: number
+    actorId: number
+    actorLabel?: string
+    banned: boolean
+    consultationId?: number
+  },
+): Promise<'done' | 'already' | 'forbidden'> {
   return deps.jobs.transaction(deps.db, async (trx, outbox) => {
+    if (!(await isAdminNow(trx, desk, input.actorId, input.consultationId))) return 'forbidden'
     if (input.consultationId) await lockConsultationKey(trx, input.consultationId)
     const r = await trx
       .updateTable('client')
@@ -326,7 +370,7 @@ export async function setClientBan(
       .where('banned_at', input.banned ? 'is' : 'is not', null)
       .returning(['user_id'])
       .executeTakeFirst()
-    if (!r) return false
+    if (!r) return 'already'
     await audit(trx, {
       botId: desk.botId,
       actorId: input.actorId,
@@ -346,7 +390,7 @@ export async function setClientBan(
       })
       await setDeskFlags(trx, input.consultationId, { card_dirty: true })
     }
-    return true
+    return 'done'
   })
 }
 

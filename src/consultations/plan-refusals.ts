@@ -1,5 +1,5 @@
 import type { Trx } from '../db/database'
-import { formatDate } from '../time/format'
+import { formatDate, type Zone } from '../time/format'
 import type { AdmissionRefusal } from './refusals'
 
 /**
@@ -12,7 +12,7 @@ export async function planRefusalText(
   trx: Trx,
   consultationId: number,
   r: AdmissionRefusal,
-  zone: string,
+  zone: Zone,
   lang: string,
 ): Promise<{ key: string; params: Record<string, string | number>; more?: { key: string }[] } | undefined> {
   const sub = await trx

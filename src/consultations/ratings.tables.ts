@@ -1,7 +1,7 @@
 import type { Generated } from 'kysely'
 
 export interface RatingTables {
-  /** A client's rating of a closed consultation: one per consultation, editable for RATING_EDIT_DAYS. */
+  /** A client's rating of a closed consultation: one per consultation, editable for the desk's rules.ratingEditDays. */
   consultation_rating: {
     consultation_id: number
     bot_id: number

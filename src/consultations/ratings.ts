@@ -12,9 +12,9 @@ import { cut } from '../text'
 /**
  * Ratings of a consultation by its client (issue 14). When a consultation closes (its window ends, or the desk ends
  * it), the client's "closed" message carries 1-5 buttons (`rate:<consultation>:<score>`). One rating per
- * consultation (the table's primary key): a second press changes the score, for RATING_EDIT_DAYS after the first
- * rating; later presses are refused and change nothing. A comment is optional (the bot asks for it after a score).
- * A score of LOW_RATING or less notifies the admins in the desk's home group (staffChatId, whichever group the
+ * consultation (the table's primary key): a second press changes the score, for the desk's rules.ratingEditDays
+ * after the first rating; later presses are refused and change nothing. A comment is optional (the bot asks for it after a score).
+ * A score of the desk's rules.lowRating or less notifies the admins in the desk's home group (staffChatId, whichever group the
  * consultation lives in) and the consultation's owner (its expert, not the desk's owner) in private, both in the
  * desk's language (through the outbox, in the same transaction), once per move from a good score (or none) to a
  * low one.
@@ -23,8 +23,6 @@ import { cut } from '../text'
  * one the desk made responsible, whoever typed the answers); a consultation that never had an owner counts for the
  * staff member who answered most of its questions (desk_appeal.answered_by), else for nobody.
  */
-export const RATING_EDIT_DAYS = 7
-export const LOW_RATING = 2
 export const MAX_COMMENT_LENGTH = 1000
 
 /** The five buttons, in the client's language. */
@@ -84,7 +82,7 @@ export async function rateConsultation(
       .select([
         'score',
         'comment',
-        sql<boolean>`created_at > now() - make_interval(days => ${RATING_EDIT_DAYS})`.as('editable'),
+        sql<boolean>`created_at > now() - make_interval(days => ${desk.rules.ratingEditDays})`.as('editable'),
       ])
       .where('consultation_id', '=', c.id)
       .executeTakeFirst()
@@ -118,7 +116,7 @@ export async function rateConsultation(
       subjectId: c.id,
       details: { score: input.score, previous: prev?.score ?? null, expertId },
     })
-    if (input.score <= LOW_RATING && !(prev && prev.score <= LOW_RATING)) {
+    if (input.score <= desk.rules.lowRating && !(prev && prev.score <= desk.rules.lowRating)) {
       const order = await trx
         .selectFrom('orders')
         .select(['title'])
@@ -176,7 +174,7 @@ export type CommentResult =
 
 /**
  * Whether the client may comment on a consultation's rating now: their own consultation of this desk, rated less than
- * RATING_EDIT_DAYS ago. Asked before the comment conversation starts, so a button naming someone else's consultation
+ * the desk's rules.ratingEditDays ago. Asked before the comment conversation starts, so a button naming someone else's consultation
  * (or an old one) opens nothing that would wait for the client's next message.
  */
 export async function commentCheck(
@@ -189,7 +187,7 @@ export async function commentCheck(
     .leftJoin('consultation_rating as r', 'r.consultation_id', 'c.id')
     .select([
       'r.score',
-      sql<boolean>`r.created_at > now() - make_interval(days => ${RATING_EDIT_DAYS})`.as('editable'),
+      sql<boolean>`r.created_at > now() - make_interval(days => ${desk.rules.ratingEditDays})`.as('editable'),
     ])
     .where('c.id', '=', input.consultationId)
     .where('c.bot_id', '=', desk.botId)
@@ -213,7 +211,7 @@ export async function commentRating(
       .updateTable('consultation_rating')
       .set({ comment, updated_at: sql`now()` })
       .where('consultation_id', '=', c.id)
-      .where(sql<boolean>`created_at > now() - make_interval(days => ${RATING_EDIT_DAYS})`)
+      .where(sql<boolean>`created_at > now() - make_interval(days => ${desk.rules.ratingEditDays})`)
       .returning(['score'])
       .executeTakeFirst()
     if (!r) {
@@ -232,7 +230,7 @@ export async function commentRating(
       subjectId: c.id,
       details: { score: r.score, length: comment.length },
     })
-    if (r.score <= LOW_RATING)
+    if (r.score <= desk.rules.lowRating)
       await notify(outbox, {
         botId: desk.botId,
         chatId: desk.staffChatId,

@@ -1,7 +1,7 @@
 import type { Deps } from '../deps'
 import type { Refusal as LedgerRefusal } from '../ledger/ledger.model'
 import type { DeskConsultationView } from '../orders/orders.repository'
-import { formatInstant } from '../time/format'
+import { formatInstant, type Zone } from '../time/format'
 import type { AdmitRow } from './desk.repository'
 
 /**
@@ -31,7 +31,7 @@ export interface AdmissionRefusal {
 export function refusalText(
   c: Pick<DeskConsultationView, 'start_mode' | 'needs_start_date'> | null,
   r: AdmissionRefusal,
-  zone: string,
+  zone: Zone,
   lang: string,
 ): { key: string; params: Record<string, string | number>; more?: { key: string }[] } {
   const n = r.numbers

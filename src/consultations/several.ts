@@ -5,8 +5,9 @@ import type { DeskRuntime } from '../config/load'
 import type { Db, Trx } from '../db/database'
 import type { Deps } from '../deps'
 import type { Outbox } from '../jobs/jobs'
+import { defineQueue, jobId } from '../jobs/queue'
 import { notify } from '../telegram/notify'
-import { formatInstant } from '../time/format'
+import { formatInstant, type Zone } from '../time/format'
 
 /**
  * Several consultations at once (issue 26). A client may have more than one live consultation (a plan and a
@@ -14,7 +15,9 @@ import { formatInstant } from '../time/format'
  * to one of its messages, or its topic in the private chat (decided in desk_admit, src/consultations/sql). A
  * message that names none goes to the client's remembered choice (client_route); with no choice yet it is held
  * (held_message) and the client is asked once, with a button per consultation; the press (choice.ts) remembers the
- * choice and admits what was held. /switch and the button on each receipt change the choice.
+ * choice and admits what was held. /switch and the button on each receipt change the choice. When the choice goes
+ * away (all but one consultation ended) the held messages go to the one left (settleHeld, choice.ts), and a message
+ * written before that is done waits behind them (holdBehind), so they reach the topic in the order written.
  */
 
 /** A live consultation as the client knows it: its tariff or plan, and when it was bought. */
@@ -45,7 +48,7 @@ export async function liveConsultations(q: Q, botId: number, userId: number): Pr
 /** How a consultation is named to its client: "Quick review, bought 2 Dec, 14:05". */
 export function labelParams(
   c: LiveConsultation,
-  zone: string,
+  zone: Zone,
   lang: string,
 ): { title: string; bought: string } {
   return { title: c.title, bought: formatInstant(c.boughtAt, zone, lang) }
@@ -73,7 +76,7 @@ export async function consultationLabel(
 export function choiceKeyboard(
   deps: Pick<Deps, 'i18n'>,
   live: LiveConsultation[],
-  zone: string,
+  zone: Zone,
   lang: string,
 ): { text: string; callback_data: string }[][] {
   return live.map((c) => [
@@ -101,20 +104,7 @@ export async function holdForChoice(
   lang: string,
 ): Promise<'held' | 'duplicate'> {
   const userId = m.from!.id
-  const held = await trx
-    .insertInto('held_message')
-    .values({
-      bot_id: desk.botId,
-      chat_id: m.chat.id,
-      message_id: m.message_id,
-      user_id: userId,
-      lang,
-      message: JSON.stringify(m),
-    })
-    .onConflict((oc) => oc.doNothing())
-    .returning('message_id')
-    .executeTakeFirst()
-  if (!held) return 'duplicate'
+  if (!(await keep(trx, desk, m, lang))) return 'duplicate'
   const ask =
     await sql`insert into client_route (bot_id, user_id, asking) values (${desk.botId}, ${userId}, true)
       on conflict (bot_id, user_id) do update set asking = true, updated_at = now()
@@ -133,6 +123,46 @@ export async function holdForChoice(
     `several:ask:${desk.botId}:${m.chat.id}:${m.message_id}`,
   )
   return 'held'
+}
+
+/**
+ * desk_admit found messages held for a choice that is no longer there (one live consultation left): this one is
+ * kept behind them, without asking, and a settle job of its own (settleHeld, choice.ts) delivers them all, oldest
+ * first: the job of the ending that left one consultation may have read the held messages before this one, and a
+ * window that has just passed has written no job at all.
+ */
+export async function holdBehind(
+  trx: Trx,
+  outbox: Outbox,
+  desk: DeskRuntime,
+  m: Message,
+  lang: string,
+): Promise<'held' | 'duplicate'> {
+  if (!(await keep(trx, desk, m, lang))) return 'duplicate'
+  await settleHeldAfterEnd(
+    outbox,
+    { botId: desk.botId, userId: m.from!.id },
+    `behind:${m.chat.id}:${m.message_id}`,
+  )
+  return 'held'
+}
+
+/** The message kept whole in held_message; false when it is there already (a redelivered update). */
+async function keep(trx: Trx, desk: DeskRuntime, m: Message, lang: string): Promise<boolean> {
+  const held = await trx
+    .insertInto('held_message')
+    .values({
+      bot_id: desk.botId,
+      chat_id: m.chat.id,
+      message_id: m.message_id,
+      user_id: m.from!.id,
+      lang,
+      message: JSON.stringify(m),
+    })
+    .onConflict((oc) => oc.doNothing())
+    .returning('message_id')
+    .executeTakeFirst()
+  return held !== undefined
 }
 
 /** The question itself: which consultation, one button each. */
@@ -174,4 +204,27 @@ export async function runningBeforePurchase(
   const zone = await clientZone(deps.db, desk, userId)
   const list = live.map((c) => deps.i18n.t(lang, 'several-offer-item', labelParams(c, zone, lang))).join(', ')
   return deps.i18n.t(lang, 'several-offer-running', { count: live.length, list })
+}
+
+/**
+ * Written by every transaction that ends one of a client's consultations (the window's close, an early close, a
+ * refund): the client's held messages wait for a choice only while there is one to make. Worked in choice.ts
+ * (settleHeld): with one live consultation left they go to it, with none the client is told they were not sent.
+ */
+export const heldSettleQueue = defineQueue<{ botId: number; userId: number }>('consultation.held-settle')
+
+/**
+ * The settle job for a client one of whose consultations stopped being live; `ending` names the event (the
+ * consultation closed, a payment refunded), so a replayed ending writes the same job once.
+ */
+export async function settleHeldAfterEnd(
+  outbox: Pick<Outbox, 'send'>,
+  c: { botId: number; userId: number },
+  ending: string,
+): Promise<void> {
+  await outbox.send(
+    heldSettleQueue,
+    { botId: c.botId, userId: c.userId },
+    { id: jobId(`consultation.held-settle:${c.botId}:${ending}`) },
+  )
 }

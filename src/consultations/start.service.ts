@@ -21,6 +21,7 @@ import {
   scheduleStart,
 } from '../orders/orders.service'
 import { findTariff } from '../orders/tariffs'
+import { isDeskAdminNow } from '../settings/settings'
 import { notify } from '../telegram/notify'
 import { isOpen, nextOpening } from '../time/business-time'
 import { formatInstant } from '../time/format'
@@ -45,6 +46,8 @@ export type StartRefusal =
   | 'day-full'
   | 'needs-start-date'
   | 'option-gone'
+  /** An admin's start, and the actor is no longer the desk's owner or an admin (checked in the write). */
+  | 'not-admin'
 
 export type StartResult =
   | { ok: true; status: 'activated' | 'scheduled'; startsAt: Date }
@@ -109,6 +112,9 @@ export async function agreeStart(
   input: { orderId: number; actorId: number; asAdmin: boolean; at: Date; attempt: string },
 ): Promise<StartResult> {
   return deps.jobs.transaction(deps.db, async (trx, outbox): Promise<StartResult> => {
+    // An admin's right is judged again here, on the desk's committed staff (before any row of the order is locked).
+    if (input.asAdmin && !(await isDeskAdminNow(trx, desk.botId, input.actorId)))
+      return { ok: false, code: 'not-admin' }
     const order = await lockOrder(trx, input.orderId)
     if (!order || order.bot_id !== desk.botId || (!input.asAdmin && order.user_id !== input.actorId))
       return { ok: false, code: 'order-unknown' }
@@ -175,6 +181,7 @@ export async function agreeStart(
       lang: order.lang,
       key: 'order-start-agreed',
       params: { title: order.title, at: formatInstant(option.at, zone, order.lang) },
+      consultationId: c.id,
       dedupeKey: `order:${order.id}:start-agreed:${option.at.getTime()}`,
     })
     return { ok: true, status: 'scheduled', startsAt: option.at }

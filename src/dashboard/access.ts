@@ -1,6 +1,7 @@
 import { deskRole, isAdminRole } from '../config/access'
 import type { DeskRuntime, LoadedConfig } from '../config/load'
-import { LANGUAGES, type Language } from '../config/schema'
+import { deskLanguage } from '../config/rules.schema'
+import type { Language } from '../config/schema'
 import { checkInitData, type InitDataCheck, type InitDataUser } from './init-data'
 
 /**
@@ -37,12 +38,6 @@ export function roleOf(desk: DeskRuntime, userId: number): Role | undefined {
   return isAdminRole(r) ? 'admin' : r === 'expert' ? 'expert' : undefined
 }
 
-/** The page's language: the user's Telegram language when we speak it, else the desk's. */
-export function viewerLanguage(desk: DeskRuntime, code: string | undefined): Language {
-  const base = code?.toLowerCase().split(/[-_]/)[0] ?? ''
-  return (LANGUAGES as readonly string[]).includes(base) ? (base as Language) : desk.defaultLanguage
-}
-
 /** `Authorization: tma <initData>`, the scheme Mini App backends commonly use. */
 export function initDataFromHeader(header: string | undefined): string | undefined {
   const m = /^tma (.+)$/s.exec(header ?? '')
@@ -70,7 +65,8 @@ export function authorize(
       userId: user.id,
       user,
       role,
-      lang: viewerLanguage(desk, user.language_code),
+      // The page speaks the language the desk speaks to this user in the chat.
+      lang: deskLanguage(desk, user.language_code),
       expiresAt: new Date(authDate.getTime() + maxAge * 1000),
     },
   }

@@ -18,8 +18,10 @@ import {
   refund,
 } from './dashboard.service'
 import {
+  createPlan,
   createTariff,
   dateBody,
+  deletePlan,
   deleteTariff,
   editField,
   fieldBody,
@@ -27,6 +29,7 @@ import {
   inviteBody,
   pause,
   pauseBody,
+  planBody,
   readSettings,
   removeDay,
   SettingsAnswer,
@@ -48,8 +51,8 @@ import { verifyExport } from './export-token'
  *   GET  api/payments?status&from&to&before                          POST api/payments/<id>/refund {confirmCharge, topUps?}
  *   POST api/export {kind, days | from, to}  -> a signed link         GET  export/<kind>.csv?t=<token>
  *   GET  api/settings (owner, admins; src/dashboard/dashboard.settings.ts), and with {version, ...}:
- *   POST api/settings/field {target, value}   POST api/settings/tariffs {code, title, ...}
- *   POST api/settings/(tariffs|plans)/<code>/pause {paused}   POST api/settings/tariffs/<code>/delete
+ *   POST api/settings/field {target, value}   POST api/settings/(tariffs|plans) {code, title, ...}
+ *   POST api/settings/(tariffs|plans)/<code>/pause {paused}   POST api/settings/(tariffs|plans)/<code>/delete
  *   POST api/settings/zone {zone}   POST api/settings/(holidays|extra)/remove {date}
  *   POST api/settings/staff/<id> {action}   POST api/settings/invites {role, uses} (no version)
  *
@@ -204,6 +207,11 @@ export function dashboardRoutes(deps: Deps): ExtraRoute {
     },
     {
       method: 'POST',
+      path: /^settings\/plans$/,
+      run: async (v, _m, _u, req) => createPlan(deps, v, planBody.parse(await readJson(req))),
+    },
+    {
+      method: 'POST',
       path: /^settings\/(tariffs|plans)\/([a-z0-9][a-z0-9_-]{0,31})\/pause$/,
       run: async (v, m, _u, req) =>
         pause(deps, v, m[1] as 'tariffs' | 'plans', m[2]!, pauseBody.parse(await readJson(req))),
@@ -213,6 +221,12 @@ export function dashboardRoutes(deps: Deps): ExtraRoute {
       path: /^settings\/tariffs\/([a-z0-9][a-z0-9_-]{0,31})\/delete$/,
       run: async (v, m, _u, req) =>
         deleteTariff(deps, v, m[1]!, versionBody.parse(await readJson(req)).version),
+    },
+    {
+      method: 'POST',
+      path: /^settings\/plans\/([a-z0-9][a-z0-9_-]{0,31})\/delete$/,
+      run: async (v, m, _u, req) =>
+        deletePlan(deps, v, m[1]!, versionBody.parse(await readJson(req)).version),
     },
     {
       method: 'POST',

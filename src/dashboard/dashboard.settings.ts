@@ -1,26 +1,38 @@
 import { z } from 'zod'
-import { type DeskConfig, type Language, tariffSchema } from '../config/schema'
+import type { DeskConfig, Language } from '../config/schema'
 import type { Deps } from '../deps'
-import { type Edit, type EditOutcome, editDesk } from '../settings/edit'
-import { currentValue, editFor, issueField, parseAnswer, type Target } from '../settings/fields'
-import { type DeskSettings, readDesk, SettingsInvalid } from '../settings/settings'
+import { addPlan, addTariff, checkNew, type NewFields } from '../settings/create'
+import { type Edit, editDesk, type GuardedOutcome } from '../settings/edit'
+import {
+  currentValue,
+  editFor,
+  issueField,
+  PLAN_FIELDS,
+  parseAnswer,
+  RULE_FIELDS,
+  TARIFF_FIELDS,
+  type Target,
+} from '../settings/fields'
+import { deletePlan as deletePlanGuarded } from '../settings/removals'
+import { type DeskSettings, readDesk } from '../settings/settings'
 import { deepLink } from '../setup/codes'
 import { createInvite, MAX_USES } from '../setup/invites'
 import { changeStaff, listStaff } from '../setup/staff-admin'
 import { isDeskAdmin, isOwner } from '../setup/staff-doc'
 import { WEEKDAYS } from '../time/business-time'
-import { OFFERED_ZONES } from '../time/client-time'
 import type { Viewer } from './access'
 import { DashboardError } from './dashboard.service'
-import type { FieldTargetDto, InviteDto, SettingsAnswerDto, SettingsDto } from './settings.model'
+import type { FieldTargetDto, InviteDto, RefusalDto, SettingsAnswerDto, SettingsDto } from './settings.model'
 
 /**
  * The dashboard's settings pages (issue 24, part 5: "the same settings pages for those who have it"): the owner and
- * admins edit tariffs, plans, hours, texts and staff. Nothing here writes on its own: every change goes through the
- * services the chat's /settings, /staff and /invite use (src/settings/edit.ts editDesk with the version the page was
- * drawn from, src/settings/fields.ts to read a typed value, src/setup/staff-admin.ts, src/setup/invites.ts), so it
- * is validated by the desk's schema, version-checked, audited (source `dashboard`) and announced to every process
- * the same way. Experts get 403 for every settings call, reads included.
+ * admins edit tariffs and plans (every field the chat edits, create, pause, delete), hours, texts, anti-flood, staff
+ * and their days off. Nothing here writes on its own: every change goes through the services the chat's /settings,
+ * /staff and /invite use (src/settings/edit.ts editDesk with the version the page was drawn from,
+ * src/settings/fields.ts to read a typed value, src/settings/create.ts for a new tariff or plan,
+ * src/settings/removals.ts to delete a plan, src/setup/staff-admin.ts, src/setup/invites.ts), so it is validated by
+ * the desk's schema, version-checked, audited (source `dashboard`) and announced to every process the same way.
+ * Experts get 403 for every settings call, reads included.
  */
 
 /** An answer with its own status (409 and 400 carry a body the page shows: the current value, the fields). */
@@ -38,12 +50,11 @@ const day = z.enum(WEEKDAYS as unknown as [string, ...string[]])
 const isoDay = z.string().regex(/^\d{4}-\d{2}-\d{2}$/)
 
 const target = z.discriminatedUnion('kind', [
-  z.object({
-    kind: z.literal('tariff'),
-    code,
-    field: z.enum(['priceStars', 'title', 'appeals', 'windowHours']),
-  }),
-  z.object({ kind: z.literal('plan'), code, field: z.enum(['priceStars', 'title', 'questions']) }),
+  z.object({ kind: z.literal('tariff'), code, field: z.enum(TARIFF_FIELDS) }),
+  z.object({ kind: z.literal('plan'), code, field: z.enum(PLAN_FIELDS) }),
+  z.object({ kind: z.literal('antiFlood') }),
+  z.object({ kind: z.literal('rule'), field: z.enum(RULE_FIELDS) }),
+  z.object({ kind: z.literal('daysOff'), userId: z.number().int().positive() }),
   z.object({ kind: z.literal('weekday'), day }),
   z.object({ kind: z.literal('holiday') }),
   z.object({ kind: z.literal('extra') }),
@@ -57,18 +68,22 @@ export const zoneBody = z.object({ version, zone: z.string().max(64) })
 export const dateBody = z.object({ version, date: isoDay })
 export const staffBody = z.object({ version, action: z.enum(['admin', 'expert', 'remove']) })
 export const inviteBody = z.object({ role: z.enum(['expert', 'admin']), uses: z.number().int() })
-/** A new tariff, the fields the chat's step-by-step asks for (the rest take the schema's defaults). */
-export const tariffBody = z.object({
+/** A new tariff or plan: the fields the chat's step-by-step asks for (checked in src/settings/create.ts). */
+const newFields = {
   version,
   code: z.string().max(64),
   title: z.string().max(200),
-  // Checked by the tariff's schema below, so a wrong one is refused by its name.
+  // Checked by the item's schema, so a wrong one is refused by its name.
   priceStars: z.unknown(),
+  slaBusinessHours: z.unknown(),
+}
+export const tariffBody = z.object({
+  ...newFields,
   windowHours: z.unknown(),
   appeals: z.unknown(),
-  slaBusinessHours: z.unknown(),
   startMode: z.enum(['immediate', 'on_request']),
 })
+export const planBody = z.object({ ...newFields, questions: z.unknown() })
 
 function adminOf(viewer: Viewer): void {
   if (!isDeskAdmin(viewer.desk, viewer.userId)) throw new DashboardError(403, 'admins-only')
@@ -82,10 +97,16 @@ async function current(deps: Deps, viewer: Viewer): Promise<DeskSettings> {
 
 async function dto(deps: Deps, viewer: Viewer, s: DeskSettings): Promise<SettingsDto> {
   const doc = s.doc
+  // Each field as the chat shows it when asking for it: the same words are typed back (src/settings/fields.ts).
+  const typed = <F extends string>(fields: readonly F[], target: (f: F) => Target) =>
+    Object.fromEntries(fields.map((f) => [f, currentValue(target(f), doc, viewer.lang) ?? ''])) as Record<
+      F,
+      string
+    >
   const staff = await listStaff(deps.db, viewer.desk)
-  const zones = OFFERED_ZONES.includes(doc.schedule.timezone as (typeof OFFERED_ZONES)[number])
-    ? [...OFFERED_ZONES]
-    : [doc.schedule.timezone, ...OFFERED_ZONES]
+  // The zones the desk offers (rules.zones), as the chat's zone picker shows them, the desk's own included.
+  const offered = doc.rules.zones
+  const zones = offered.includes(doc.schedule.timezone) ? [...offered] : [doc.schedule.timezone, ...offered]
   return {
     version: s.version,
     owner: isOwner(doc, viewer.userId),
@@ -98,6 +119,7 @@ async function dto(deps: Deps, viewer: Viewer, s: DeskSettings): Promise<Setting
       slaBusinessHours: t.slaBusinessHours,
       startMode: t.startMode,
       paused: t.paused,
+      fields: typed(TARIFF_FIELDS, (field) => ({ kind: 'tariff', code: t.code, field })),
     })),
     plans: doc.plans.map((p) => ({
       code: p.code,
@@ -105,7 +127,10 @@ async function dto(deps: Deps, viewer: Viewer, s: DeskSettings): Promise<Setting
       priceStars: p.priceStars,
       questions: p.questions,
       paused: p.paused ?? false,
+      fields: typed(PLAN_FIELDS, (field) => ({ kind: 'plan', code: p.code, field })),
     })),
+    antiFlood: currentValue({ kind: 'antiFlood' }, doc, viewer.lang) ?? '-',
+    rules: typed(RULE_FIELDS, (field) => ({ kind: 'rule', field })),
     schedule: {
       timezone: doc.schedule.timezone,
       weekly: doc.schedule.weekly,
@@ -114,7 +139,12 @@ async function dto(deps: Deps, viewer: Viewer, s: DeskSettings): Promise<Setting
     },
     zones,
     texts: { terms: doc.terms.text, termsVersion: doc.terms.version, privacy: doc.privacy },
-    staff: staff.map((x) => ({ id: x.userId, name: x.name, role: x.role })),
+    staff: staff.map((x) => ({
+      id: x.userId,
+      name: x.name,
+      role: x.role,
+      daysOff: currentValue({ kind: 'daysOff', userId: x.userId }, doc, viewer.lang) ?? '-',
+    })),
   }
 }
 
@@ -124,7 +154,7 @@ export async function readSettings(deps: Deps, viewer: Viewer): Promise<Settings
 }
 
 /** An outcome of editDesk as the page's answer: 200, or 409 / 400 / 403 / 404 with what the page shows. */
-async function answer(deps: Deps, viewer: Viewer, out: EditOutcome, t?: Target): Promise<SettingsAnswer> {
+async function answer(deps: Deps, viewer: Viewer, out: GuardedOutcome, t?: Target): Promise<SettingsAnswer> {
   switch (out.status) {
     case 'done':
       return new SettingsAnswer(200, { status: 'done', settings: await dto(deps, viewer, out.settings) })
@@ -145,8 +175,23 @@ async function answer(deps: Deps, viewer: Viewer, out: EditOutcome, t?: Target):
       return new SettingsAnswer(403, { error: 'forbidden' })
     case 'gone':
       return new SettingsAnswer(404, { error: 'gone' })
+    case 'refused': {
+      // What is running forbids it (a plan with current subscribers): nothing written, the numbers said.
+      const reason = REFUSALS[out.key]
+      if (!reason) throw new Error(`no dashboard reason for the refusal ${out.key}`)
+      const now = await current(deps, viewer)
+      return new SettingsAnswer(409, {
+        error: 'refused',
+        reason,
+        ...(typeof out.params.count === 'number' ? { count: out.params.count } : {}),
+        settings: await dto(deps, viewer, now),
+      })
+    }
   }
 }
+
+/** The guards' refusals (src/settings/removals.ts, locale keys for the chat) as the page's reasons. */
+const REFUSALS: Record<string, RefusalDto> = { 'st-plan-delete-live': 'live-subscribers' }
 
 function edit(deps: Deps, viewer: Viewer, v: number, change: Edit, t?: Target): Promise<SettingsAnswer> {
   adminOf(viewer)
@@ -197,42 +242,52 @@ export function deleteTariff(deps: Deps, viewer: Viewer, c: string, v: number): 
   })
 }
 
-/** A new tariff from the page's form: each field checked with the tariff's own schema, so a refusal names it. */
+/**
+ * Deleting a plan (src/settings/removals.ts, as the chat): refused (409 `refused`, with their number) while it has
+ * current subscribers, for whom Pause is the way; else it is no longer offered.
+ */
+export async function deletePlan(deps: Deps, viewer: Viewer, c: string, v: number): Promise<SettingsAnswer> {
+  adminOf(viewer)
+  const out = await deletePlanGuarded(deps.db, viewer.desk.botId, viewer.userId, v, c, 'dashboard')
+  return answer(deps, viewer, out)
+}
+
+/** The new-item forms: every field checked first (400 naming each refused one), then added as the chat adds it. */
+function create(
+  deps: Deps,
+  viewer: Viewer,
+  kind: 'tariff' | 'plan',
+  b: NewFields & { version: number },
+  add: Edit,
+) {
+  adminOf(viewer)
+  const issues = checkNew(kind, b)
+  if (issues.length)
+    return Promise.resolve(
+      new SettingsAnswer(400, {
+        error: 'invalid',
+        issues: issues.map((i) => ({ field: i.path, message: i.message })),
+      }),
+    )
+  return edit(deps, viewer, b.version, add)
+}
+
 export function createTariff(
   deps: Deps,
   viewer: Viewer,
   b: z.infer<typeof tariffBody>,
 ): Promise<SettingsAnswer> {
-  adminOf(viewer)
-  const name = b.title.trim()
-  const titled = { [viewer.desk.defaultLanguage]: name, [viewer.lang]: name }
-  const r = tariffSchema.safeParse({
-    code: b.code.trim(),
-    title: titled,
-    description: titled,
-    priceStars: b.priceStars,
-    windowHours: b.windowHours,
-    appeals: b.appeals,
-    slaBusinessHours: b.slaBusinessHours,
-    startMode: b.startMode,
-  })
-  const issues = [
-    ...(name && [...name].length <= 100 ? [] : [{ field: 'title', message: 'expected 1 to 100 characters' }]),
-    ...(r.success ? [] : r.error.issues.map((i) => ({ field: String(i.path[0] ?? ''), message: i.message }))),
-  ]
-  if (issues.length || !r.success)
-    return Promise.resolve(new SettingsAnswer(400, { error: 'invalid', issues }))
-  const tariff = r.data
-  return edit(deps, viewer, b.version, (doc) => {
-    if (doc.tariffs.some((x) => x.code === tariff.code))
-      throw new SettingsInvalid([{ path: 'code', message: 'already used' }])
-    doc.tariffs.push(tariff)
-  })
+  return create(deps, viewer, 'tariff', b, addTariff(b, b.startMode, viewer.lang as Language))
+}
+
+/** A new plan: bought at once by clients (its card in /plan and /start), terms as the desk's (src/settings/create.ts). */
+export function createPlan(deps: Deps, viewer: Viewer, b: z.infer<typeof planBody>): Promise<SettingsAnswer> {
+  return create(deps, viewer, 'plan', b, addPlan(b, viewer.lang as Language, b.version))
 }
 
 export function setZone(deps: Deps, viewer: Viewer, b: z.infer<typeof zoneBody>): Promise<SettingsAnswer> {
   adminOf(viewer)
-  if (!(OFFERED_ZONES as readonly string[]).includes(b.zone))
+  if (!viewer.desk.rules.zones.includes(b.zone))
     return Promise.resolve(
       new SettingsAnswer(400, {
         error: 'invalid',

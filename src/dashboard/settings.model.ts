@@ -20,6 +20,8 @@ export interface SettingsDto {
     slaBusinessHours: number
     startMode: string
     paused: boolean
+    /** Every field the chat edits by typing, as it shows it (the same words are typed back): `extend 2`, `-`... */
+    fields: Record<TariffFieldDto, string>
   }[]
   plans: {
     code: string
@@ -27,7 +29,16 @@ export interface SettingsDto {
     priceStars: number
     questions: number
     paused: boolean
+    /** Every field the chat edits by typing, as it shows it, in the chat's order (the page shows them in it). */
+    fields: Record<PlanFieldDto, string>
   }[]
+  /** The desk's anti-flood (messages a minute into the topic one by one), `-` when the deployment's default applies. */
+  antiFlood: string
+  /**
+   * The desk's rules, each as the chat shows it when asking for it (zones and languages comma-separated), in the order
+   * the chat's Desk rules screen shows them (src/settings/fields.ts RULE_FIELDS): the page shows them in it.
+   */
+  rules: Record<RuleFieldDto, string>
   schedule: {
     timezone: string
     weekly: Partial<Record<WeekdayDto, string[]>>
@@ -41,13 +52,53 @@ export interface SettingsDto {
     termsVersion: string
     privacy: Partial<Record<SettingsLangDto, string>>
   }
-  staff: { id: number; name: string; role: 'owner' | 'admin' | 'expert' }[]
+  /** `daysOff`: weekdays and dates with no new consultations assigned, as typed ("sat, 2027-01-07"), or `-`. */
+  staff: { id: number; name: string; role: 'owner' | 'admin' | 'expert'; daysOff: string }[]
 }
+
+export type TariffFieldDto =
+  | 'priceStars'
+  | 'title'
+  | 'appeals'
+  | 'windowHours'
+  | 'slaBusinessHours'
+  | 'dailyCapacity'
+  | 'slotCapacity'
+  | 'slots'
+  | 'breachPolicy'
+  | 'refundPolicy'
+  | 'topUps'
+export type PlanFieldDto =
+  | 'priceStars'
+  | 'title'
+  | 'questions'
+  | 'slaBusinessHours'
+  | 'refundPolicy'
+  | 'carryOver'
+/** The desk's rules (src/config/rules.schema.ts), as the chat's Desk rules screen edits them. */
+export type RuleFieldDto =
+  | 'disputeAnswerHours'
+  | 'unpaidOrderHours'
+  | 'ratingEditDays'
+  | 'lowRating'
+  | 'zones'
+  | 'languages'
+  | 'stallSeconds'
+  | 'deadLetterMinutes'
+  | 'processedUpdateHours'
+  | 'inboxUpdateHours'
+  | 'outboundMessageDays'
+  | 'conversationStateDays'
+  | 'refusalToldHours'
+  | 'privateAlertDays'
 
 /** One field, as the chat's /settings edits it by typing (src/settings/fields.ts `Target`). */
 export type FieldTargetDto =
-  | { kind: 'tariff'; code: string; field: 'priceStars' | 'title' | 'appeals' | 'windowHours' }
-  | { kind: 'plan'; code: string; field: 'priceStars' | 'title' | 'questions' }
+  | { kind: 'tariff'; code: string; field: TariffFieldDto }
+  | { kind: 'plan'; code: string; field: PlanFieldDto }
+  | { kind: 'antiFlood' }
+  | { kind: 'rule'; field: RuleFieldDto }
+  | { kind: 'daysOff'; userId: number }
   | { kind: 'weekday'; day: WeekdayDto }
   | { kind: 'holiday' }
   | { kind: 'extra' }
@@ -64,12 +115,14 @@ export interface SettingsIssueDto {
 /**
  * 200 `done`: written (the settings after it). 409 `conflict`: someone changed the settings since the page read
  * them; nothing written; `settings` are the current ones and `current` the field's value now (when one field was
- * edited). 400 `invalid`: refused, each issue names the field; nothing written. 403 `forbidden`, 404 `gone`.
+ * edited). 409 `refused`: what is running forbids it (a plan with `count` current subscribers is not deleted);
+ * nothing written. 400 `invalid`: refused, each issue names the field; nothing written. 403 `forbidden`, 404 `gone`.
  */
 export type SettingsAnswerDto =
   | { status: 'done'; settings: SettingsDto }
   | { error: 'conflict'; settings: SettingsDto; current?: string }
   | { error: 'invalid'; issues: SettingsIssueDto[] }
+  | { error: 'refused'; reason: RefusalDto; count?: number; settings: SettingsDto }
   | { error: 'forbidden' | 'gone' }
 
 export interface InviteDto {
@@ -78,3 +131,6 @@ export interface InviteDto {
   uses: number
   expiresAt: string
 }
+
+/** Why a change was refused by what is running: `live-subscribers` (a plan with current subscriptions). */
+export type RefusalDto = 'live-subscribers'

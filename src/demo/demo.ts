@@ -1,20 +1,19 @@
-import { mkdtempSync, rmSync } from 'node:fs'
-import os from 'node:os'
-import path from 'node:path'
-import type { User } from 'grammy/types'
 import { sql } from 'kysely'
-import { type BotApiStandIn, media, startBotApi } from '../../test/support/bot-api'
+import { media } from '../../test/support/bot-api'
 import { fastForward } from '../../test/support/lifecycle-clock'
-import { type App, startApp } from '../app'
-import { loadConfig } from '../config/load'
 import { clockNow } from '../db/clock'
-import { type EmbeddedServer, ensureDatabase, startEmbeddedPostgres } from '../db/embedded'
 import { BOSS_SCHEMA } from '../jobs/jobs'
-import { createLogger, quietLogger } from '../log'
 import { termsHash } from '../orders/orders.service'
-import { readDesk } from '../settings/settings'
-import { settle as settleDesk } from './settle'
-import { out, Transcript } from './transcript'
+import {
+  BOT_ID,
+  EXPERT_ID,
+  type OwnerChat,
+  playOnEmptyDesk,
+  runDemo,
+  STAFF_CHAT,
+  type Stage,
+} from './empty-desk'
+import type { Transcript } from './transcript'
 
 /**
  * `npm run demo`: the whole desk on one machine, no token, no network. An embedded PostgreSQL in a throwaway
@@ -31,100 +30,23 @@ import { out, Transcript } from './transcript'
  * A little over the house's ~400 lines on purpose: one story, read top to bottom as the scenes play.
  */
 
-const TOKEN = `7000042:${'D'.repeat(35)}`
-const BOT_ID = 7000042
-const STAFF_CHAT = -1001000000042
-const ADMIN_ID = 100000001
-const EXPERT_ID = 100000002
-const WAIT_MS = 20_000
 const started = Date.now()
 
-// ---------------------------------------------------------------------------------------------------------------
-
-interface World {
-  app: App
-  tg: BotApiStandIn
-  pg: EmbeddedServer
-}
-
-function settle(w: World): Promise<void> {
-  return settleDesk(w.app.deps.db, w.tg, BOT_ID, WAIT_MS)
-}
-
 async function main(): Promise<void> {
-  out('consult-desk · offline demo: an empty desk set up from Telegram, then one consultation to the report')
-  out(
-    '(embedded PostgreSQL in a throwaway directory, the real app, a Telegram stand-in; no token, no network)',
+  await playOnEmptyDesk(
+    'consult-desk · offline demo: an empty desk set up from Telegram, then one consultation to the report',
+    'consult_desk_demo',
+    started,
+    script,
   )
-
-  const log = process.env.LOG_LEVEL ? createLogger(process.env.LOG_LEVEL) : quietLogger()
-  const pg = await startEmbeddedPostgres()
-  const cleanup: (() => Promise<unknown>)[] = [() => pg.stop()]
-  const stopAll = async () => {
-    while (cleanup.length) await cleanup.pop()!().catch(() => {})
-  }
-  try {
-    const url = await ensureDatabase(pg.url, 'consult_desk_demo')
-    const tg = await startBotApi({ defaultWaitTimeoutMs: WAIT_MS })
-    cleanup.push(() => tg.close())
-    tg.forum({ id: STAFF_CHAT, title: 'Desk staff' })
-    // A new expert's first run: a token and nothing else (no config file: an empty directory as the working one).
-    const empty = mkdtempSync(path.join(os.tmpdir(), 'consult-desk-demo-'))
-    cleanup.push(async () => rmSync(empty, { recursive: true, force: true }))
-    const config = loadConfig(
-      { BOT_TOKEN: TOKEN, DESK_LANGUAGE: 'en', TZ: 'UTC', DATABASE_URL: url, TELEGRAM_API_ROOT: tg.root },
-      empty,
-    )
-    config.http = { host: '127.0.0.1', port: 0 }
-    out()
-    out('$ BOT_TOKEN=… npm start')
-    // The owner link is printed at start (what a new expert copies from the console); the script opens it.
-    let printed = ''
-    const write = process.stdout.write.bind(process.stdout)
-    process.stdout.write = ((chunk: string | Uint8Array, ...rest: never[]) => {
-      printed += String(chunk)
-      return write(chunk, ...rest)
-    }) as typeof process.stdout.write
-    let app: App
-    try {
-      app = await startApp(config, { role: 'all', log })
-    } finally {
-      process.stdout.write = write
-    }
-    cleanup.push(() => app.stop())
-    const claim = /\?start=(own_[A-Za-z0-9_-]+)/.exec(printed)?.[1]
-    if (!claim) throw new Error('no owner link was printed at start')
-    const w: World = { app, tg, pg }
-    out(`ready in ${((Date.now() - started) / 1000).toFixed(1)} s: bot (polling) and workers running`)
-    await script(w, claim)
-  } finally {
-    await stopAll()
-  }
-  out()
-  out(`demo finished in ${((Date.now() - started) / 1000).toFixed(1)} s; everything it started is stopped.`)
 }
 
-async function script(w: World, claim: string): Promise<void> {
+async function script(stage: Stage): Promise<void> {
+  const { w, anna, ed, owner, t, step } = stage
   const { tg, app } = w
   const db = app.deps.db
-  const anna = tg.user({ first_name: 'Anna', username: 'anna_dev', language_code: 'en' })
-  const ed = tg.user({ id: EXPERT_ID, first_name: 'Ed', language_code: 'en' })
-  const ada = tg.user({ id: ADMIN_ID, first_name: 'Ada', language_code: 'en' })
-  const t = new Transcript(
-    tg,
-    anna,
-    STAFF_CHAT,
-    new Map([
-      [EXPERT_ID, 'Ed'],
-      [ADMIN_ID, 'Ada'],
-    ]),
-  )
-  const step = async () => {
-    await settle(w)
-    t.flush()
-  }
-  let n = 0
-  n = await setUp(w, t, step, { ada, ed, claim })
+  const ada = owner.ada
+  let n = await createTariff(t, owner, stage.n)
   const termsVersion = app.deps.desk(BOT_ID).terms.version
 
   t.section(++n, 'Anna opens the bot and looks at the tariffs')
@@ -296,124 +218,23 @@ async function script(w: World, claim: string): Promise<void> {
   await step()
 }
 
-/**
- * The owner sets the empty desk up from Telegram: claim, staff group (refused without the rights, then confirmed),
- * the expert by invite, round-the-clock hours (so the demo reads the same whenever it runs) and the tariff, with a
- * top-up, in /settings. Returns the number of the last scene.
- */
-async function setUp(
-  w: World,
-  t: Transcript,
-  step: () => Promise<void>,
-  p: { ada: User; ed: User; claim: string },
-): Promise<number> {
-  const { tg, app } = w
-  const { ada, ed } = p
-  let n = 0
-  const version = async () => (await readDesk(app.deps.db, BOT_ID))!.version
-  /** Ada types an answer to the bot's question and waits for its reply. */
-  const answer = async (text: string, reply: RegExp) => {
-    t.act('Ada', 'bot', text)
-    await tg.push(BOT_ID, tg.privateText(ada, text))
-    await tg.waitForSent(ADMIN_ID, reply, { since: mark })
-    mark = tg.mark()
-    await step()
-  }
-  const press = async (label: string, data: string, reply?: RegExp) => {
-    t.act('Ada', 'bot', `[ ${label} ]`)
-    await tg.push(BOT_ID, tg.callback(ada, data))
-    if (reply) await tg.waitForSent(ADMIN_ID, reply, { since: mark })
-    else await tg.waitFor(['editMessageText', 'sendMessage'], { chat_id: ADMIN_ID }, { since: mark })
-    mark = tg.mark()
-    await step()
-  }
-  let mark = tg.mark()
-
-  t.section(++n, 'Ada opens the owner link printed at start and becomes the owner')
-  t.act('Ada', 'bot', `/start ${p.claim}`)
-  await tg.push(BOT_ID, tg.command(ada, '/start', p.claim))
-  await tg.waitForSent(ADMIN_ID, /you are the owner of this desk now/)
-  mark = tg.mark()
-  await step()
-
-  t.section(++n, 'Ada adds the bot to the staff group «Desk staff»: first without the rights it needs')
-  t.act('Ada', 'Telegram', 'adds the bot to «Desk staff» as a member')
-  await tg.push(BOT_ID, tg.setBotMember(BOT_ID, STAFF_CHAT, ada, 'member'))
-  await tg.waitForSent(ADMIN_ID, /cannot be the staff group yet/, { since: mark })
-  mark = tg.mark()
-  await step()
-  t.act('Ada', 'Telegram', 'makes the bot an admin: Manage topics, Pin messages, Delete messages')
-  await tg.push(
-    BOT_ID,
-    tg.setBotMember(BOT_ID, STAFF_CHAT, ada, {
-      rights: { can_manage_topics: true, can_pin_messages: true, can_delete_messages: true },
-    }),
-  )
-  await tg.waitForSent(ADMIN_ID, /Use «Desk staff» as the staff group\?/, { since: mark })
-  mark = tg.mark()
-  await step()
-  await press('Use «Desk staff»', `sg:use:${STAFF_CHAT}`, /is the staff group now/)
-
-  t.section(++n, 'Ada invites Ed, the expert; Ed opens the link')
-  t.act('Ada', 'bot', '/invite expert')
-  await tg.push(BOT_ID, tg.command(ada, '/invite', 'expert'))
-  const link = await tg.waitForSent(ADMIN_ID, /start=inv_/, { since: mark })
-  mark = tg.mark()
-  await step()
-  const invite = /start=(inv_[A-Za-z0-9_-]+)/.exec(String(link.text))![1]!
-  t.act('Ed', 'bot', `/start ${invite}`)
-  await tg.push(BOT_ID, tg.command(ed, '/start', invite))
-  await tg.waitForSent(EXPERT_ID, /you are an expert now/)
-  mark = tg.mark()
-  await step()
-
-  t.section(++n, 'Ada sets the hours in /settings: round the clock, every day')
-  t.act('Ada', 'bot', '/settings')
-  await tg.push(BOT_ID, tg.command(ada, '/settings'))
-  await tg.waitForSent(ADMIN_ID, /Desk settings/, { since: mark })
-  mark = tg.mark()
-  await step()
-  await press('🕒 Hours', 'st:h')
-  const days = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'] as const
-  for (const [i, d] of days.entries()) {
-    await press(d[0]!.toUpperCase() + d.slice(1), `st:hw:${d}:${await version()}`, /Send the hours/)
-    await answer('00:00-24:00', /Saved/)
-    if (i === 0) {
-      t.note('the same for Tuesday to Sunday')
-      t.quiet = true
-    }
-  }
-  t.quiet = false
-
+/** Ada creates the tariff in /settings, step by step, with its top-ups. Returns the number of the last scene. */
+async function createTariff(t: Transcript, ada: OwnerChat, n: number): Promise<number> {
   t.section(++n, 'Ada creates the tariff in /settings, step by step, and adds a top-up')
-  await press('📋 Tariffs', 'st:tl')
-  await press('➕ New tariff', `st:tn:${await version()}`, /short code/)
-  await answer('sprint', /title/)
-  await answer('Review sprint, 2 h', /price/)
-  await answer('300', /hours/)
-  await answer('2', /questions/)
-  await answer('3', /business hours/)
-  await answer('1', /When does the window start/)
-  await press('At payment', 'st:sm:immediate', /Created/)
-  await press('📋 Tariffs', 'st:tl')
-  await press('Review sprint, 2 h — 300 ⭐', 'st:t:sprint')
-  await press('Top-ups', `st:te:sprint:topUps:${await version()}`, /top-ups/i)
-  await answer('2 questions 100, 1 hour 60', /Saved/)
+  await ada.press('📋 Tariffs', 'st:tl')
+  await ada.press('➕ New tariff', `st:tn:${await ada.version()}`, /short code/)
+  await ada.say('sprint', /title/)
+  await ada.say('Review sprint, 2 h', /price/)
+  await ada.say('300', /hours/)
+  await ada.say('2', /questions/)
+  await ada.say('3', /business hours/)
+  await ada.say('1', /When does the window start/)
+  await ada.press('At payment', 'st:sm:immediate', /Created/)
+  await ada.press('📋 Tariffs', 'st:tl')
+  await ada.press('Review sprint, 2 h — 300 ⭐', 'st:t:sprint')
+  await ada.press('Top-ups', `st:te:sprint:topUps:${await ada.version()}`, /top-ups/i)
+  await ada.say('2 questions 100, 1 hour 60', /Saved/)
   return n
 }
 
-// A hard stop: whatever hangs, the demo ends (and says so) rather than running forever in CI.
-setTimeout(() => {
-  process.stderr.write('demo: did not finish within 300 s\n')
-  process.exit(1)
-}, 300_000).unref()
-
-main().then(
-  () => {
-    process.exitCode = 0
-  },
-  (err) => {
-    process.stderr.write(`demo failed: ${(err as Error).stack ?? err}\n`)
-    process.exitCode = 1
-  },
-)
+runDemo(main)

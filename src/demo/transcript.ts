@@ -1,7 +1,10 @@
 import type { User } from 'grammy/types'
 import type { BotApiStandIn, RecordedCall, RecordedFile } from '../../test/support/bot-api'
 
-/** `npm run demo`'s transcript (src/demo/demo.ts): what each party saw, from the calls the Telegram stand-in recorded. */
+/**
+ * The demos' transcript (src/demo/demo.ts, src/demo/plan-demo.ts): what each party saw, from the calls the Telegram
+ * stand-in recorded.
+ */
 
 export const out = (line = '') => process.stdout.write(`${line}\n`)
 
@@ -101,6 +104,13 @@ export class Transcript {
         // An edit names no thread: the edited message says where it is.
         thread ??= this.tg.message(chat, Number(p.message_id))?.message_thread_id
         return [this.where(chat, thread), `✎ ${p.text}${this.buttons(p.reply_markup)}`]
+      case 'createInvoiceLink':
+        return [
+          'bot ▸ Telegram',
+          `createInvoiceLink “${p.title}” ${p.prices?.[0]?.amount} ⭐${p.subscription_period ? `, subscription_period ${p.subscription_period}` : ' (one-off)'}`,
+        ]
+      case 'editUserStarSubscription':
+        return ['bot ▸ Telegram', `editUserStarSubscription(is_canceled: ${p.is_canceled})`]
       case 'sendInvoice':
         return [this.where(chat, thread), `🧾 invoice “${p.title}”: ${p.prices?.[0]?.amount} ⭐`]
       case 'answerPreCheckoutQuery':

@@ -7,7 +7,7 @@ import { listUserOrders } from '../orders/orders.repository'
 import { isBlocked, isTopicUnusable } from '../telegram/api'
 import { recordSent, sentBefore } from '../telegram/outbound'
 import { cut, TOPIC_NAME_MAX } from '../text'
-import { formatInstant } from '../time/format'
+import { formatInstant, staffZone } from '../time/format'
 
 /**
  * Jobs of the dispute desk. Each is idempotent: a send is recorded in outbound_message under its key before the
@@ -68,7 +68,7 @@ export async function handleDisputeTopic(deps: Deps, data: { disputeId: number }
   const key = `dispute:${d.id}:card`
   if (await sentBefore(deps.db, key)) return
   const t = (k: string, p?: Record<string, string | number>) => deps.i18n.t(lang, k, p)
-  const zone = desk.schedule.timezone
+  const zone = staffZone(desk)
   const lines: string[] = [
     t('dispute-card-title', { ticket: String(d.id) }),
     t('dispute-card-client', {

@@ -29,9 +29,6 @@ import type { DisputeTables } from './disputes.tables'
 
 export type Dispute = Selectable<DisputeTables['dispute']>
 
-/** What the client is promised: an answer within this much business time of the desk's schedule. */
-export const DISPUTE_ANSWER_BUSINESS_MINUTES = 8 * 60
-
 export const MAX_REASON_LENGTH = 1500
 
 export type OpenDisputeResult =
@@ -60,7 +57,8 @@ export async function openDispute(
         return { status: 'payment-unknown' }
     }
     const now = await dbNow(trx)
-    const replyByAt = addBusinessMinutes(deskSchedule(desk), now, DISPUTE_ANSWER_BUSINESS_MINUTES)
+    // What the client is promised: an answer within the desk's rules.disputeAnswerHours of its business time.
+    const replyByAt = addBusinessMinutes(deskSchedule(desk), now, desk.rules.disputeAnswerHours * 60)
     const inserted = await trx
       .insertInto('dispute')
       .values({

@@ -131,7 +131,9 @@ export async function startEdit(deps: Deps, desk: DeskRuntime, a: DraftAction): 
  * within a moment (stream.ts watchStop), cancels the call and settles only what was used; the part written so far is
  * posted as a draft (never sent to the client). A draft still queued is not called at all. A second press, or a
  * press after the draft was finished, changes nothing. Judged in the draft's consultation's own group, at the press
- * and again here under the lock.
+ * and again here under the lock. The settle (run.ts) takes the same lock: a press that finds the draft still
+ * queued or calling wins even if the call has just finished (the settle honours the flag), one after it is told the
+ * draft is finished, so the answer always names the outcome.
  */
 export async function stopDraft(
   deps: Deps,

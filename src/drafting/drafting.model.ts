@@ -17,8 +17,11 @@ export type DraftRefusal =
   | { reason: 'not_active'; state: string }
   /** The consultation's allowance: left of total; held = drafts in progress holding part of it. */
   | { reason: 'no_drafts_left'; left: number; total: number; held: number }
-  /** The expert's daily cap: used (and held) of cap today; resets at the desk's local midnight. */
-  | { reason: 'expert_cap'; used: number; held: number; cap: number; resetsAt: string; zone: string }
+  /**
+   * The expert's daily cap: used (and held) of cap today; resets at the desk's local midnight (`resetsAt`, in the
+   * desk's zone, which staff read every time in: no zone named, src/time/format.ts staffZone).
+   */
+  | { reason: 'expert_cap'; used: number; held: number; cap: number; resetsAt: string }
   /** The desk's monthly budget: used and held of the limit, and what this draft would need at most. */
   | {
       reason: 'desk_budget'

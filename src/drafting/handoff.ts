@@ -19,7 +19,7 @@ import {
 } from './drafting.repository'
 import { HOLD_TTL_SECONDS, ledgerIn } from './drafting.service'
 import { buildHandoffPrompt } from './prompt'
-import { admissionLines, ledgerRefusal, refusalNote } from './request'
+import { admissionLines, draftBase, ledgerRefusal, refusalNote, reservedFields } from './request'
 
 /**
  * The hand-off summary (issue 25): when a consultation is handed over (/assign), its new owner gets a short LLM
@@ -47,17 +47,14 @@ export async function requestHandoffSummary(deps: Deps, job: HandoffJob): Promis
     const model = settings.model ? findModel(llm, settings.model) : undefined
     if (!settings.enabled || !model || !deps.llm.configured) return 'skipped'
     const appeal = await openAppealOf(trx, c.id)
-    const base = {
-      bot_id: desk.botId,
-      consultation_id: c.id,
-      appeal_id: appeal?.id ?? null,
-      request_id: requestId,
-      requested_by: job.to,
-      source: 'handoff' as const,
-      source_chat_id: job.to,
-      source_message_id: job.assignmentId,
+    const base = draftBase(desk, c, appeal, {
+      requestId,
+      requestedBy: job.to,
+      source: 'handoff',
+      chatId: job.to,
+      messageId: job.assignmentId,
       model: model.id,
-    }
+    })
     const refuse = async (refusal: DraftRefusal): Promise<HandoffResult> => {
       const row = await insertDraft(trx, { ...base, state: 'refused', refusal: JSON.stringify(refusal) })
       if (!row) return 'duplicate'
@@ -104,12 +101,7 @@ export async function requestHandoffSummary(deps: Deps, job: HandoffJob): Promis
     const row = await insertDraft(trx, {
       ...base,
       state: 'queued',
-      prompt: JSON.stringify(prompt.messages),
-      est_input_tokens: prompt.estimatedTokens,
-      max_output_tokens: maxOut,
-      budget_unit: budget?.unit ?? null,
-      budget_reserved: budget?.amount ?? null,
-      reserved_at: at,
+      ...reservedFields({ prompt, maxOut, budget, at, admitted: true }),
     })
     if (!row) return 'duplicate'
     await outbox.send(draftRunQueue, { draftId: row.id })

@@ -33,7 +33,7 @@ import {
 } from './drafting.service'
 import type { DraftSource } from './drafting.tables'
 import { budgetAmount, formatBudget } from './price'
-import { buildPrompt } from './prompt'
+import { type BuiltPrompt, buildPrompt } from './prompt'
 
 /**
  * Admission of a draft (`requestDraft`): one short transaction with the draft row (unique by request id), one atomic
@@ -86,18 +86,15 @@ export async function requestDraft(
     const settings = deskDrafting(llm, desk)
     const modelId = input.model?.trim() || settings.model
     const appeal = await openAppealOf(trx, c.id)
-    const base = {
-      bot_id: desk.botId,
-      consultation_id: c.id,
-      appeal_id: appeal?.id ?? null,
-      request_id: requestId,
-      requested_by: input.staffId,
+    const base = draftBase(desk, c, appeal, {
+      requestId,
+      requestedBy: input.staffId,
       source: input.source,
-      source_chat_id: input.chatId,
-      source_message_id: input.messageId,
+      chatId: input.chatId,
+      messageId: input.messageId,
       instruction: input.instruction?.trim() || null,
       model: modelId,
-    }
+    })
     const refuse = (refusal: DraftRefusal) => refuseDraft(trx, outbox, desk, base, refusal)
 
     if (!settings.enabled) return refuse({ reason: 'disabled' })
@@ -147,12 +144,7 @@ export async function requestDraft(
       ...base,
       state: r.admitted ? 'queued' : 'refused',
       refusal: refusal ? JSON.stringify(refusal) : null,
-      prompt: r.admitted ? JSON.stringify(prompt.messages) : null,
-      est_input_tokens: prompt.estimatedTokens,
-      max_output_tokens: maxOut,
-      budget_unit: budget?.unit ?? null,
-      budget_reserved: budget?.amount ?? null,
-      reserved_at: at,
+      ...reservedFields({ prompt, maxOut, budget, at, admitted: r.admitted }),
     })
     // A concurrent delivery of the same update inserted it first (its reservation is the one the ledger kept).
     if (!row) return { status: 'duplicate', draftId: null, requestId }
@@ -191,6 +183,56 @@ export async function requestDraft(
       maxTokens,
     }
   })
+}
+
+/** A draft row as a /draft (or its button) and a hand-off summary both start it: who asked, where, for what. */
+export function draftBase(
+  desk: DeskRuntime,
+  c: Pick<DraftingConsultation, 'id'>,
+  appeal: { id: number } | undefined,
+  a: {
+    requestId: string
+    requestedBy: number
+    source: DraftSource
+    chatId: number
+    messageId: number
+    instruction?: string | null
+    model: string | null
+  },
+) {
+  return {
+    bot_id: desk.botId,
+    consultation_id: c.id,
+    appeal_id: appeal?.id ?? null,
+    request_id: a.requestId,
+    requested_by: a.requestedBy,
+    source: a.source,
+    source_chat_id: a.chatId,
+    source_message_id: a.messageId,
+    instruction: a.instruction ?? null,
+    model: a.model,
+  }
+}
+
+/**
+ * What the admission priced, on the draft row: the prompt (only when admitted: the job reads it), its estimate, the
+ * output bound, the budget held and when.
+ */
+export function reservedFields(a: {
+  prompt: Pick<BuiltPrompt, 'messages' | 'estimatedTokens'>
+  maxOut: number
+  budget: { unit: 'money' | 'tokens'; amount: number } | null
+  at: Date
+  admitted: boolean
+}) {
+  return {
+    prompt: a.admitted ? JSON.stringify(a.prompt.messages) : null,
+    est_input_tokens: a.prompt.estimatedTokens,
+    max_output_tokens: a.maxOut,
+    budget_unit: a.budget?.unit ?? null,
+    budget_reserved: a.budget?.amount ?? null,
+    reserved_at: a.at,
+  }
 }
 
 /**
@@ -311,7 +353,6 @@ export function ledgerRefusal(
       held: a.activeHolds,
       cap: a.granted,
       resetsAt: end.toFormat('HH:mm'),
-      zone: a.timeZone,
     }
   }
   const unit = a.unit === BUDGET_UNITS.tokens ? 'tokens' : 'money'

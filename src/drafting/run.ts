@@ -133,22 +133,25 @@ async function settleIn(
   const held = heldText(deps, d)
 
   if (outcome.kind === 'ok' || outcome.kind === 'stopped') {
+    // A Stop and the call's end are ordered by this row's lock (stopDraft takes it too). A Stop committed before
+    // this settle wins even if the call finished meanwhile: its presser was told "Stopping", so the draft settles
+    // as stopped, charged as one. A Stop after it finds the draft finished and says so.
+    const stopped = outcome.kind === 'stopped' || d.stop_requested_at !== null
     const hold = await ledger.reservation(d.request_id)
     // Stopped: the prompt was read in full (its estimate, as reserved) and the chunks received were generated; a
     // stopped stream reports no usage. Never more than the reservation's bound.
     const maxOut = d.max_output_tokens ?? llm.maxOutputTokens
-    const usage =
-      outcome.kind === 'stopped'
-        ? { input: d.est_input_tokens ?? 0, output: Math.min(outcome.chunks, maxOut) }
-        : outcome.usage
+    const usage = stopped
+      ? { input: d.est_input_tokens ?? 0, output: Math.min(outcome.chunks, maxOut) }
+      : outcome.usage
     const budgetActual =
       usage && model && d.budget_unit ? budgetAmount(d.budget_unit, model, usage.input, usage.output) : null
     const actuals = hold
-      ? actualsFor(hold, d, budgetActual, outcome.kind === 'stopped' ? 'at_most_reserved' : 'as_used')
+      ? actualsFor(hold, d, budgetActual, stopped ? 'at_most_reserved' : 'as_used')
       : undefined
     const s = await ledger.commit(d.request_id, actuals, {
       note: usage
-        ? `draft ${d.id}: ${usage.input} + ${usage.output} tokens${outcome.kind === 'stopped' ? ' (stopped)' : ''}`
+        ? `draft ${d.id}: ${usage.input} + ${usage.output} tokens${stopped ? ' (stopped)' : ''}`
         : `draft ${d.id}: usage not reported; charged the reserved upper bound`,
     })
     if (!s.ok)
@@ -162,15 +165,11 @@ async function settleIn(
     }
     if (cost !== null) metrics.llmCost.inc({ currency: llm.currency }, cost)
     const charged = usage
-      ? deps.i18n.t(
-          desk.defaultLanguage,
-          outcome.kind === 'stopped' ? 'drafting-usage-stopped' : 'drafting-usage',
-          {
-            input: usage.input,
-            output: usage.output,
-            cost: cost === null ? '?' : formatMoney(llm, cost),
-          },
-        )
+      ? deps.i18n.t(desk.defaultLanguage, stopped ? 'drafting-usage-stopped' : 'drafting-usage', {
+          input: usage.input,
+          output: usage.output,
+          cost: cost === null ? '?' : formatMoney(llm, cost),
+        })
       : deps.i18n.t(desk.defaultLanguage, 'drafting-usage-unreported', { held })
     const handoff = d.source === 'handoff'
     await updateDraft(trx, d.id, {
@@ -182,7 +181,7 @@ async function settleIn(
       cost,
       overrun: s.ok && s.overrun,
       provider_request_id: outcome.providerRequestId,
-      finish_reason: outcome.kind === 'stopped' ? 'stopped' : outcome.finishReason,
+      finish_reason: stopped ? 'stopped' : outcome.kind === 'ok' ? outcome.finishReason : null,
       prompt: null,
       error: s.ok ? (text ? null : 'empty draft') : `ledger: ${s.reason}${s.state ? ` (${s.state})` : ''}`,
     })
@@ -206,13 +205,7 @@ async function settleIn(
       return { status: 'failed', charged: false, reason: 'empty draft' }
     }
     await postDraft(trx, outbox, deps, desk, { ...d, text, truncated, version: d.version }, charged)
-    await streamFinal(
-      outbox,
-      desk,
-      d,
-      outcome.kind === 'stopped' ? 'drafting-stream-stopped' : 'drafting-stream-done',
-      text,
-    )
+    await streamFinal(outbox, desk, d, stopped ? 'drafting-stream-stopped' : 'drafting-stream-done', text)
     return { status: 'ready', overrun: s.ok && s.overrun }
   }
 

@@ -20,7 +20,7 @@ export interface Intake {
   /** Starts handling updates from the inbox, and in polling mode fetching them. */
   start(): void
   /** Stops fetching, then handling (the running handlers finish first). */
-  stop(): Promise<void>
+  stop(graceMs?: number): Promise<void>
 }
 
 /**
@@ -92,9 +92,9 @@ export function createIntake(
       processor.start()
       for (const p of pollers) p.start()
     },
-    async stop() {
+    async stop(graceMs?: number) {
       await Promise.all(pollers.map((p) => p.stop()))
-      await processor.stop()
+      await processor.stop(graceMs)
       await bookkeeping.end().catch(() => {})
     },
   }

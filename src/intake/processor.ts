@@ -3,7 +3,7 @@ import { hostname } from 'node:os'
 import { BotError } from 'grammy'
 import type { Update } from 'grammy/types'
 import type pg from 'pg'
-import { supportedLanguage } from '../bot/i18n'
+import { deskLanguage } from '../config/rules.schema'
 import type { Deps } from '../deps'
 import { errorSummary } from '../jobs/jobs'
 import { withTrace } from '../log'
@@ -269,7 +269,7 @@ export class InboxProcessor {
     const from = m?.from ?? u.callback_query?.from
     const privateChat = m ? (m.chat.type === 'private' ? m.chat.id : undefined) : u.callback_query?.from.id
     const payment = u.message?.successful_payment
-    const lang = supportedLanguage(from?.language_code) ?? desk.defaultLanguage
+    const lang = deskLanguage(desk, from?.language_code)
     const key = `intake:parked:${row.bot_id}:${row.update_id}`
     await this.deps.jobs.transaction(this.deps.db, async (trx, outbox) => {
       if (!(await parkUpdate(trx, this.owner, refOf(row), error))) return

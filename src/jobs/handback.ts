@@ -1,6 +1,7 @@
 import { sql } from 'kysely'
 import { audit } from '../audit/audit'
 import type { Db, Trx } from '../db/database'
+import { isDeskAdminNow } from '../settings/settings'
 import type { Jobs } from './jobs'
 import { DEAD_LETTER_QUEUE } from './queue'
 
@@ -13,7 +14,8 @@ import { DEAD_LETTER_QUEUE } from './queue'
  *   retried by pg-boss's own `retry` (failed -> retry, one more attempt allowed), in the transaction that writes the
  *   audit row.
  *
- * Both are conditional updates of a row still waiting: a second press, or two admins at once, hand it back once.
+ * Both are conditional updates of a row still waiting: a second press, or two admins at once, hand it back once;
+ * both check again, in their transaction, that the presser is still the desk's owner or an admin.
  */
 
 /** How far back dead letters are listed and announced (pg-boss keeps failed jobs 7 days, then archives them). */
@@ -43,12 +45,18 @@ export async function parkedUpdates(db: Db, botId: number, limit = 10): Promise<
   }))
 }
 
-/** Hands a parked update back to the inbox; false when it is not parked (handed back already, or unknown). */
+export type HandBackParkedResult = 'handed-back' | 'not-parked' | 'forbidden'
+
+/**
+ * Hands a parked update back to the inbox: 'not-parked' when it is not (handed back already, or unknown),
+ * 'forbidden' when the actor is no longer the desk's owner or an admin.
+ */
 export async function handBackParked(
   db: Db,
   input: { botId: number; updateId: number; actorId: number },
-): Promise<boolean> {
+): Promise<HandBackParkedResult> {
   return db.transaction().execute(async (trx) => {
+    if (!(await isDeskAdminNow(trx, input.botId, input.actorId))) return 'forbidden'
     const r = await trx
       .updateTable('inbox_update')
       .set({ state: 'pending', attempts: 0, tries: 0, next_attempt_at: sql`now()`, done_at: null })
@@ -57,7 +65,7 @@ export async function handBackParked(
       .where('state', '=', 'parked')
       .returning(['kind', 'last_error'])
       .executeTakeFirst()
-    if (!r) return false
+    if (!r) return 'not-parked'
     await audit(trx, {
       botId: input.botId,
       actorId: input.actorId,
@@ -66,7 +74,7 @@ export async function handBackParked(
       subjectId: input.updateId,
       details: { kind: r.kind, lastError: r.last_error },
     })
-    return true
+    return 'handed-back'
   })
 }
 
@@ -107,14 +115,18 @@ export async function deadLetters(db: Db | Trx, botId: number | null, limit = 10
   }))
 }
 
-/** Retries a dead-lettered job once more; false when it is not failed any more (handed back already, or unknown). */
+/**
+ * Retries a dead-lettered job once more: 'not-waiting' when it is not failed any more (handed back already, or
+ * unknown), 'forbidden' when the actor is no longer the desk's owner or an admin.
+ */
 export async function handBackDeadLetter(
   jobs: Jobs,
   db: Db,
   input: { botId: number; jobId: string; actorId: number },
-): Promise<{ status: 'handed-back'; queue: string } | { status: 'not-waiting' }> {
+): Promise<{ status: 'handed-back'; queue: string } | { status: 'not-waiting' } | { status: 'forbidden' }> {
   if (!/^[0-9a-f-]{36}$/.test(input.jobId)) return { status: 'not-waiting' }
   const r = await db.transaction().execute(async (trx) => {
+    if (!(await isDeskAdminNow(trx, input.botId, input.actorId))) return 'forbidden' as const
     const job = await sql<{ name: string; bot_id: string | null }>`
       select name, data->>'botId' as bot_id from pgboss.job
         where id = ${input.jobId}::uuid and state = 'failed' and dead_letter is not null for update`.execute(
@@ -134,6 +146,7 @@ export async function handBackDeadLetter(
     })
     return row.name
   })
+  if (r === 'forbidden') return { status: 'forbidden' }
   if (r === undefined) return { status: 'not-waiting' }
   jobs.nudge(r)
   return { status: 'handed-back', queue: r }

@@ -1,4 +1,5 @@
 import { sql } from 'kysely'
+import { RULE_DEFAULTS, type RulesConfig } from '../config/rules.schema'
 import type { Db } from '../db/database'
 import { DEAD_AFTER_SECONDS } from './liveness'
 import { DEAD_LETTER_QUEUE } from './queue'
@@ -30,11 +31,24 @@ export interface JobsHealthOptions {
   deadLetterWindowMinutes?: number
 }
 
-export const STALL_SECONDS = 120
-export const DEAD_LETTER_WINDOW_MINUTES = 15
+/**
+ * The limits are desk settings (rules.stallSeconds, rules.deadLetterMinutes; src/config/rules.schema.ts), and one
+ * process serves every desk of its deployment: the strictest wins (the shortest stall, the longest window).
+ */
+export function readinessLimits(desks: readonly { rules: RulesConfig }[]): Required<JobsHealthOptions> {
+  if (!desks.length)
+    return {
+      stallSeconds: RULE_DEFAULTS.stallSeconds,
+      deadLetterWindowMinutes: RULE_DEFAULTS.deadLetterMinutes,
+    }
+  return {
+    stallSeconds: Math.min(...desks.map((d) => d.rules.stallSeconds)),
+    deadLetterWindowMinutes: Math.max(...desks.map((d) => d.rules.deadLetterMinutes)),
+  }
+}
 
 export async function jobsHealth(db: Db, opts: JobsHealthOptions = {}): Promise<JobsHealth> {
-  const stall = opts.stallSeconds ?? STALL_SECONDS
+  const stall = opts.stallSeconds ?? RULE_DEFAULTS.stallSeconds
   const r = await sql<{ oldest: number; workers: number; since: number | null; dead: number }>`
     select
       coalesce((select extract(epoch from now() - min(greatest(created_on, start_after)))
@@ -45,7 +59,7 @@ export async function jobsHealth(db: Db, opts: JobsHealthOptions = {}): Promise<
       (select extract(epoch from now() - max(coalesce(took_at, started_at))) from app_instance where role <> 'bot'
         and beat_at > now() - make_interval(secs => ${DEAD_AFTER_SECONDS}))::float8 as since,
       (select count(*) from pgboss.job where name = ${DEAD_LETTER_QUEUE}
-        and created_on > now() - make_interval(mins => ${opts.deadLetterWindowMinutes ?? DEAD_LETTER_WINDOW_MINUTES}))::int as dead`.execute(
+        and created_on > now() - make_interval(mins => ${opts.deadLetterWindowMinutes ?? RULE_DEFAULTS.deadLetterMinutes}))::int as dead`.execute(
     db,
   )
   const row = r.rows[0]!

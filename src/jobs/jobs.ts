@@ -195,14 +195,25 @@ export class Jobs {
       id = await this.boss.work<T>(queue.name, { batchSize: 1, includeMetadata: true }, async ([job]) => {
         if (!job) return
         this.lastTakenAt = Date.now()
+        let outcome: { ok: true; value: unknown } | { ok: false; error: unknown }
         try {
           // The whole run in the job's trace: the handler's lines and the failure line below carry it.
-          return await withTrace(traceOf(job.data), () => this.run(queue, handler, job))
-        } finally {
-          // A worker that found a job looks for the next one right away: pg-boss would otherwise sleep out the rest
-          // of its polling interval after every job shorter than it (at most two jobs a second per worker).
-          if (id) this.boss.notifyWorker(id)
+          outcome = {
+            ok: true,
+            value: await withTrace(traceOf(job.data), () => this.run(queue, handler, job)),
+          }
+        } catch (error) {
+          outcome = { ok: false, error }
         }
+        // A handler that outlived stop()'s grace: pg-boss has failed its job back to the queue (it runs again; the
+        // handlers are idempotent) and the pool is closed. pg-boss would record this late outcome on the closed pool
+        // without awaiting it, an unhandled rejection; so the outcome is dropped and the callback never settles.
+        if (this.pool.ending) return new Promise<never>(() => {})
+        // A worker that found a job looks for the next one right away: pg-boss would otherwise sleep out the rest
+        // of its polling interval after every job shorter than it (at most two jobs a second per worker).
+        if (id) this.boss.notifyWorker(id)
+        if (!outcome.ok) throw outcome.error
+        return outcome.value
       })
       ids.push(id)
     }
@@ -243,7 +254,8 @@ export class Jobs {
     return { deferred: startAfter }
   }
 
-  async stop(): Promise<void> {
+  /** `graceMs`: how long in-flight handlers may finish before their jobs are failed back to their queues. */
+  async stop(graceMs = 8000): Promise<void> {
     await this.wakeups?.stop()
     this.wakeups = undefined
     if (!this.started) {
@@ -252,7 +264,7 @@ export class Jobs {
     }
     this.started = false
     // graceful: in-flight handlers finish (up to the timeout) before the pool closes.
-    await this.boss.stop({ graceful: true, wait: true, timeout: 8000 })
+    await this.boss.stop({ graceful: true, wait: true, timeout: graceMs })
     await this.closePool()
   }
 

@@ -6,7 +6,7 @@ import type { Deps } from '../deps'
 import type { Outbox } from '../jobs/jobs'
 import { type DeskConsultationView, lockConsultationView, primaryPayment } from '../orders/orders.repository'
 import { notify } from '../telegram/notify'
-import { formatInstant } from '../time/format'
+import { formatInstant, staffZone } from '../time/format'
 import { ensureAppealSla, findAppeal, markRefundFlagged } from './lifecycle.repository'
 
 /**
@@ -25,7 +25,7 @@ export async function flagForRefund(
   await ensureAppealSla(trx, a)
   if (!(await markRefundFlagged(trx, a.id, now))) return false
   const lang = desk.defaultLanguage
-  const zone = desk.schedule.timezone
+  const zone = staffZone(desk)
   const p = await primaryPayment(trx, v.order_id)
   await audit(trx, {
     botId: desk.botId,

@@ -17,7 +17,7 @@ import type { BreachPolicy } from '../orders/orders.tables'
 import { insertItemOnce } from '../routing/messages.repository'
 import { wakeLane } from '../routing/routing.jobs'
 import { notify } from '../telegram/notify'
-import { formatInstant } from '../time/format'
+import { formatInstant, staffZone } from '../time/format'
 import { businessMinutesLeft, formatDuration, reminderAt } from '../time/instants'
 import {
   clientBlockedAt,
@@ -81,7 +81,7 @@ export async function runReminder(
     const to = await reminderRecipients(trx, desk, v.id, now)
     const params = {
       number: a.number,
-      due: formatInstant(a.due_at, desk.schedule.timezone, lang),
+      due: formatInstant(a.due_at, staffZone(desk), lang),
       left: formatDuration(businessMinutesLeft(desk, now, a.due_at), lang),
     }
     const awayLine =
@@ -235,11 +235,12 @@ export async function runBreach(deps: Deps, appealId: number, opts: SlaOptions =
             : {}),
           ...(applied.detail.left !== undefined ? { left: Number(applied.detail.left) } : {}),
         },
+        consultationId: v.id,
         dedupeKey: `sla:${a.id}:breach:client`,
       })
 
     const lang = desk.defaultLanguage
-    const staffDue = formatInstant(a.due_at, desk.schedule.timezone, lang)
+    const staffDue = formatInstant(a.due_at, staffZone(desk), lang)
     const policyLine = policyText(deps, desk, applied)
     await notify(outbox, {
       botId: desk.botId,
@@ -251,7 +252,7 @@ export async function runBreach(deps: Deps, appealId: number, opts: SlaOptions =
         title: v.title,
         user: String(v.user_id),
         number: a.number,
-        accepted: formatInstant(a.accepted_at, desk.schedule.timezone, lang),
+        accepted: formatInstant(a.accepted_at, staffZone(desk), lang),
         due: staffDue,
         policy: policyLine,
       },
@@ -337,7 +338,7 @@ function policyText(deps: Deps, desk: DeskRuntime, r: Applied): string {
     case 'extended':
       return deps.i18n.t(lang, 'sla-policy-extended', {
         hours: Number(d.hours),
-        end: formatInstant(new Date(String(d.to)), desk.schedule.timezone, lang),
+        end: formatInstant(new Date(String(d.to)), staffZone(desk), lang),
       })
     case 'extra_appeal':
       return deps.i18n.t(lang, 'sla-policy-extra-appeal', { left: Number(d.left) })

@@ -96,6 +96,7 @@ export async function runStartReminder(deps: Deps, job: StartReminderJob): Promi
             },
           }
         : {}),
+      consultationId: job.consultationId,
       dedupeKey: `order:${row.id}:start-reminder:${job.kind}:${at.getTime()}`,
     })
     return 'sent'

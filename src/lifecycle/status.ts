@@ -4,7 +4,7 @@ import type { Db } from '../db/database'
 import { Ledger } from '../ledger/ledger.service'
 import { APPEALS_UNIT, CONSULTATION_SCOPE } from '../orders/allowances'
 import { listUserOrders } from '../orders/orders.repository'
-import { formatInstant } from '../time/format'
+import { formatInstant, type Zone } from '../time/format'
 import { formatDuration } from '../time/instants'
 import { openAppealsOf } from './lifecycle.repository'
 
@@ -22,7 +22,7 @@ export function clientOrders(deps: { db: Db }, desk: { botId: number }, userId: 
 export async function consultationStatusLines(
   deps: { db: Db; i18n: I18n<any> },
   c: { id: number; state: string | null; starts_at: Date | null; access_until: Date | null },
-  zone: string,
+  zone: Zone,
   lang: string,
 ): Promise<string[]> {
   const t = (key: string, p?: Record<string, string | number>) => deps.i18n.t(lang, key, p)

@@ -3,6 +3,7 @@ import { clientZone } from '../clients/clients.service'
 import { outboxOf, scheduleWindowJobs, type WindowJob } from '../consultations/consultations.jobs'
 import { postToTopic, refreshTopic } from '../consultations/desk.service'
 import { ratingKeyboard } from '../consultations/ratings'
+import { settleHeldAfterEnd } from '../consultations/several'
 import { clockNow } from '../db/clock'
 import type { Deps } from '../deps'
 import { errorSummary } from '../jobs/jobs'
@@ -15,7 +16,7 @@ import { topUpButtons } from '../orders/topups'
 import { activeRoute } from '../routing/routes.repository'
 import { isTopicUnusable } from '../telegram/api'
 import { notify } from '../telegram/notify'
-import { formatInstant } from '../time/format'
+import { formatInstant, staffZone } from '../time/format'
 import { closingSoonAt, formatDuration } from '../time/instants'
 import { requestTopicClose } from './lifecycle.jobs'
 import {
@@ -98,6 +99,7 @@ export async function runClosingSoon(
           }
         : {}),
       ...(offer.length ? { replyMarkup: { inline_keyboard: offer } } : {}),
+      consultationId: v.id,
       dedupeKey: `lifecycle:${v.id}:closing-soon:${v.access_until.getTime()}`,
     })
     return 'sent'
@@ -174,6 +176,7 @@ export async function runWindowClose(
           ...ratingKeyboard((l, k, p) => deps.i18n.t(l, k, p), v.lang, v.id).inline_keyboard,
         ],
       },
+      consultationId: v.id,
       dedupeKey: `lifecycle:${v.id}:closed`,
     })
     const lang = desk.defaultLanguage
@@ -182,7 +185,7 @@ export async function runWindowClose(
       botId: desk.botId,
       key: open.length ? 'lifecycle-topic-closed-open' : 'lifecycle-topic-closed',
       params: {
-        end: formatInstant(v.access_until, desk.schedule.timezone, lang),
+        end: formatInstant(v.access_until, staffZone(desk), lang),
         open: open.map((a) => `#${a.number}`).join(', '),
       },
       dedupeKey: `lifecycle:note:closed:${v.id}`,
@@ -190,6 +193,8 @@ export async function runWindowClose(
     await refreshTopic(trx, outbox, v)
     for (const a of open) if (a.breached_at) await flagForRefund(trx, outbox, deps, desk, v, a, now)
     if (open.length === 0) await requestTopicClose(outbox, v.id, 2)
+    // Messages held for a choice between this one and others go to the one left, if one is (src/consultations).
+    await settleHeldAfterEnd(outbox, { botId: desk.botId, userId: v.user_id }, `closed:${v.id}`)
     return 'closed'
   })
 }

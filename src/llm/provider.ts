@@ -44,6 +44,8 @@ export type CompletionOutcome =
       finishReason: string | null
       /** null when the provider did not report usage. */
       usage: Usage | null
+      /** The content chunks received (what a Stop that wins after the finish charges, as for `stopped`). */
+      chunks: number
       providerRequestId: string | null
     }
   /** Stop was pressed during the stream: the text so far and the content chunks received until then. */
@@ -156,7 +158,7 @@ export function createLlmClient(opts: LlmClientOptions): LlmClient {
         // A stream that ended without its finish chunk was cut short: it ran, and it may be billed.
         if (finishReason === null)
           return { kind: 'unknown', reason: 'the stream ended without finishing', providerRequestId }
-        return { kind: 'ok', text, finishReason, usage, providerRequestId }
+        return { kind: 'ok', text, finishReason, usage, chunks, providerRequestId }
       } catch (err) {
         // Stop pressed (and not the deadline): the stream so far is what was generated and may be billed.
         if (req.stop?.aborted && !deadline.aborted)

@@ -18,8 +18,8 @@ import { deskSchedule } from '../time/schedule'
  *
  * A hold is a ledger reservation with an expiry (`holdMinutes`): taken at pre-checkout, committed in the
  * successful_payment transaction, released by the hold sweeper when it lapses (which frees the place). Accounts are
- * created on first use and granted the configured capacity; a capacity raised in the config tops the account up
- * (a lowered one applies to days not yet opened — places already sold are never taken back).
+ * created on first use and granted the configured capacity; a capacity raised in the settings tops the account up
+ * at the next hold (a lowered one applies to days not yet opened — places already sold are never taken back).
  */
 
 export const CAPACITY_SCOPE = 'desk-capacity'
@@ -123,20 +123,26 @@ function subjectOf(botId: number, a: CapacityAccount): string {
 
 /**
  * The account of a day or slot, created on first use with the configured capacity. Grants are idempotent by request
- * id, so concurrent first uses create and grant it once; a capacity raised in config since is topped up. The common
- * case (the account exists with at least the configured capacity) is one indexed read and no grant call: this runs
- * on every pre-checkout.
+ * id, so concurrent first uses create and grant it once. A capacity raised since (a settings change while the desk
+ * runs, issue 24) tops the account up by the difference, under the account's row lock, in a grant named by the
+ * numbers it moves between (`:from:<granted>:to:<capacity>`): the first grant's id cannot carry a new amount (the
+ * same id with other numbers is a conflict), and the lock makes two processes raising it at once add it once. The
+ * common case (the account exists with at least the configured capacity) is one indexed read and no grant call:
+ * this runs on every pre-checkout.
  */
 export async function capacityAccountId(trx: Trx, botId: number, a: CapacityAccount): Promise<number> {
   const subject = subjectOf(botId, a)
-  const found = await trx
-    .selectFrom('ledger_account')
-    .select(['id', 'granted'])
-    .where('scope', '=', CAPACITY_SCOPE)
-    .where('subject', '=', subject)
-    .where('unit', '=', CAPACITY_UNIT)
-    .where('period_start', '=', a.periodStart)
-    .executeTakeFirst()
+  const read = (lock: boolean) => {
+    const q = trx
+      .selectFrom('ledger_account')
+      .select(['id', 'granted'])
+      .where('scope', '=', CAPACITY_SCOPE)
+      .where('subject', '=', subject)
+      .where('unit', '=', CAPACITY_UNIT)
+      .where('period_start', '=', a.periodStart)
+    return (lock ? q.forUpdate() : q).executeTakeFirst()
+  }
+  const found = await read(false)
   if (found && found.granted >= a.capacity) return found.id
   const l = ledger(trx)
   const base = {
@@ -147,17 +153,24 @@ export async function capacityAccountId(trx: Trx, botId: number, a: CapacityAcco
     periodEnd: a.periodEnd,
     timeZone: a.timeZone,
   }
-  const g = await l.grant({ ...base, requestId: `cap:${subject}`, amount: a.capacity })
-  if (!g.ok) throw new Error(`capacity account ${subject}: grant refused (${g.reason})`)
-  if (g.account.granted < a.capacity) {
-    // Two top-ups racing compute the same amount under the same id: the second is a replay.
-    await l.grant({
-      ...base,
-      requestId: `cap:${subject}:to:${a.capacity}`,
-      amount: a.capacity - g.account.granted,
-    })
+  if (!found) {
+    const g = await l.grant({ ...base, requestId: `cap:${subject}`, amount: a.capacity })
+    // A conflict: another process opened it first with another capacity; topped up below if this one is larger.
+    if (!g.ok && g.reason !== 'conflict')
+      throw new Error(`capacity account ${subject}: grant refused (${g.reason})`)
+    if (g.ok && g.account.granted >= a.capacity) return g.accountId
   }
-  return g.accountId
+  const locked = await read(true)
+  if (!locked) throw new Error(`capacity account ${subject}: not found after its grant`)
+  if (locked.granted < a.capacity) {
+    const g = await l.grant({
+      ...base,
+      requestId: `cap:${subject}:from:${locked.granted}:to:${a.capacity}`,
+      amount: a.capacity - locked.granted,
+    })
+    if (!g.ok) throw new Error(`capacity account ${subject}: top-up refused (${g.reason})`)
+  }
+  return locked.id
 }
 
 function fullOf(r: ReserveResult, capacity: number): HoldResult {

@@ -82,13 +82,30 @@ export function lockLapsedHolds(trx: Trx, limit: number) {
     .execute()
 }
 
-/** Unpaid orders older than `hours`, locked (SKIP LOCKED): their invoices are no longer honoured at pre-checkout. */
-export function lockStaleUnpaid(trx: Trx, hours: number, limit: number) {
+/**
+ * Unpaid orders older than their desk's hours (`hours`: bot id -> hours; `otherHours` for a bot not listed), locked
+ * (SKIP LOCKED): their invoices are no longer honoured at pre-checkout.
+ */
+export function lockStaleUnpaid(
+  trx: Trx,
+  hours: ReadonlyMap<number, number>,
+  otherHours: number,
+  limit: number,
+) {
+  const bots = [...hours.keys()]
+  const each = [...hours.values()]
+  const least = Math.min(otherHours, ...each)
   return trx
     .selectFrom('orders')
     .selectAll()
     .where('state', '=', 'created')
-    .where('created_at', '<', sql<Date>`now() - make_interval(hours => ${hours})`)
+    .where('created_at', '<', sql<Date>`now() - make_interval(hours => ${least})`)
+    .where(
+      'created_at',
+      '<',
+      sql<Date>`now() - make_interval(hours => coalesce((select r.h from unnest(${bots}::bigint[], ${each}::int[])
+        as r(b, h) where r.b = orders.bot_id), ${otherHours}))`,
+    )
     .orderBy('created_at')
     .limit(limit)
     .forUpdate()

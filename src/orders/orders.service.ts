@@ -4,6 +4,7 @@ import { DateTime } from 'luxon'
 import { audit } from '../audit/audit'
 import { isClientBanned, upsertClient } from '../clients/clients.repository'
 import type { DeskRuntime } from '../config/load'
+import { RULE_DEFAULTS } from '../config/rules.schema'
 import type { TariffConfig } from '../config/schema'
 import type { Trx } from '../db/database'
 import { claimUpdate } from '../db/once'
@@ -44,13 +45,13 @@ import { placeFreed } from './waitlist'
  * window (the Start button, an agreed start, the scheduled-start job) is src/consultations/start.service.ts.
  */
 
+/** An order of a bot this deployment no longer serves expires after the rules' default. */
+const DEFAULT_UNPAID_ORDER_HOURS = RULE_DEFAULTS.unpaidOrderHours
+
 /** Terms are pinned by a short hash in callback data (64 bytes max); the full version is stored on the order. */
 export function termsHash(version: string): string {
   return createHash('sha256').update(version).digest('base64url').slice(0, 8)
 }
-
-/** Unpaid orders whose invoice is no longer honoured after this many hours (pre-checkout refuses; cancelled). */
-export const UNPAID_ORDER_TTL_HOURS = 24
 
 // ---------------------------------------------------------------------------------------------------------------
 // Choosing a tariff
@@ -329,7 +330,7 @@ export interface SweepResult {
 /**
  * Runs every minute (and can be called directly): lapsed holds are released on the ledger (the place is free
  * again) and their orders return to created (the invoice stays payable: a new pre-checkout takes a new hold);
- * orders unpaid for UNPAID_ORDER_TTL_HOURS are cancelled; on_request orders whose Start period ended are flagged
+ * orders unpaid for their desk's rules.unpaidOrderHours are cancelled; on_request orders whose Start period ended are flagged
  * for a start date and the client is offered the next free start or a refund. SKIP LOCKED: two sweepers (two
  * worker processes) never handle the same order, and a payment holding an order's lock is never waited for.
  */
@@ -362,7 +363,12 @@ export async function sweepOrders(deps: Deps, batch = 100): Promise<SweepResult>
   }
   for (;;) {
     const n = await deps.jobs.transaction(deps.db, async (trx) => {
-      const stale = await lockStaleUnpaid(trx, UNPAID_ORDER_TTL_HOURS, batch)
+      const stale = await lockStaleUnpaid(
+        trx,
+        new Map(deps.config.desks.map((d) => [d.botId, d.rules.unpaidOrderHours])),
+        DEFAULT_UNPAID_ORDER_HOURS,
+        batch,
+      )
       for (const o of stale) {
         await moveOrder(trx, o, 'cancelled')
         await updateOrder(trx, o.id, { cancel_reason: 'unpaid' })

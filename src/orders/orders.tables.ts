@@ -16,7 +16,8 @@ export type StartMode = TariffConfig['startMode']
 export type BreachPolicy = TariffConfig['breachPolicy']
 /** overpayment: a second, different payment for an order already paid; unmatched: no order of this desk. */
 export type PaymentKind = 'payment' | 'overpayment' | 'unmatched'
-export type RefundSource = 'admin' | 'telegram' | 'dispute' | 'client'
+/** desk: an automatic refund (a charge for a plan deleted before it came, src/subscriptions/charge-refusal.ts). */
+export type RefundSource = 'admin' | 'telegram' | 'dispute' | 'client' | 'desk'
 /** Refund policy for questions already accepted when a consultation is refunded. */
 export type RefundPolicy = 'deliver' | 'stop'
 

@@ -1,5 +1,6 @@
 import { sql } from 'kysely'
 import { audit } from '../audit/audit'
+import { clientZone } from '../clients/clients.service'
 import type { DeskRuntime } from '../config/load'
 import type { Trx } from '../db/database'
 import type { Deps } from '../deps'
@@ -218,7 +219,7 @@ export async function runWaitlistHoldEnd(
     // The client's own checkout took the hold over: they are paying; that hold lapses the usual way.
     if (order?.hold_request_id && !order.hold_request_id.startsWith('wl:')) return 'nothing'
     await dropHeldPlace(trx, outbox, desk, entry, order)
-    const zone = await clientZoneOf(trx, desk, entry.user_id)
+    const zone = await clientZone(trx, desk, entry.user_id)
     await notify(outbox, {
       botId: desk.botId,
       chatId: entry.user_id,
@@ -261,16 +262,6 @@ export async function closeOnPurchase(
     if (locked.order && locked.order.id !== order.id)
       await dropHeldPlace(trx, outbox, desk, locked.entry, locked.order)
   }
-}
-
-async function clientZoneOf(trx: Trx, desk: DeskRuntime, userId: number): Promise<string> {
-  const client = await trx
-    .selectFrom('client')
-    .select('time_zone')
-    .where('bot_id', '=', desk.botId)
-    .where('user_id', '=', userId)
-    .executeTakeFirst()
-  return client?.time_zone ?? desk.schedule.timezone
 }
 
 /**
@@ -340,7 +331,7 @@ export async function placeFreed(
     subjectId: order.id,
     details: { entryId: first.id, capacity: account.key, until: until.toISOString() },
   })
-  const zone = await clientZoneOf(trx, desk, first.user_id)
+  const zone = await clientZone(trx, desk, first.user_id)
   await notify(outbox, {
     botId: desk.botId,
     chatId: first.user_id,

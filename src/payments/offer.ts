@@ -5,7 +5,7 @@ import type { TariffConfig } from '../config/schema'
 import type { Translator } from '../deps'
 import { cut, INVOICE_DESCRIPTION_MAX, INVOICE_TITLE_MAX } from '../text'
 import { isOpen, nextOpening, WEEKDAYS } from '../time/business-time'
-import { formatHours, formatInstant, zoneIn } from '../time/format'
+import { formatHours, formatInstant, namesZone, type Zone, zoneId, zoneIn } from '../time/format'
 import { deskSchedule } from '../time/schedule'
 
 /**
@@ -14,8 +14,11 @@ import { deskSchedule } from '../time/schedule'
  * from config and must never break a message.
  */
 
-/** "Mon–Fri 10:00-18:00; Sat 11:00-15:00 (Europe/Moscow)": consecutive weekdays with equal hours grouped. */
-export function weeklyHours(desk: DeskRuntime, lang: string): string {
+/**
+ * "Mon–Fri 10:00–18:00; Sat 11:00–15:00 Moscow time": consecutive weekdays with equal hours grouped; the desk's zone
+ * in words unless the reader picked that zone as their own.
+ */
+export function weeklyHours(desk: DeskRuntime, lang: string, reader: Zone = desk.schedule.timezone): string {
   const names = Info.weekdays('short', { locale: lang === 'ru' ? 'ru' : 'en-GB' })
   const groups: { from: number; to: number; hours: string }[] = []
   WEEKDAYS.forEach((day, i) => {
@@ -29,7 +32,8 @@ export function weeklyHours(desk: DeskRuntime, lang: string): string {
   const parts = groups.map(
     (g) => `${names[g.from]}${g.to > g.from ? `–${names[g.to]}` : ''} ${g.hours.replaceAll('-', '–')}`,
   )
-  return `${parts.join('; ')} ${zoneIn(desk.schedule.timezone, lang)}`
+  const own = !namesZone(reader) && zoneId(reader) === desk.schedule.timezone
+  return own ? parts.join('; ') : `${parts.join('; ')} ${zoneIn(desk.schedule.timezone, lang)}`
 }
 
 export function startModeText(t: Translator, lang: string, tariff: TariffConfig): string {
@@ -45,7 +49,7 @@ export function tariffCard(
   tariff: TariffConfig,
   lang: string,
   now: Date,
-  zone = desk.schedule.timezone,
+  zone: Zone = desk.schedule.timezone,
 ): string {
   const window = formatHours(Math.round(tariff.windowHours * 60), lang)
   const lines = [
@@ -61,7 +65,7 @@ export function tariffCard(
     t(lang, 'tariff-card-start', { start: startModeText(t, lang, tariff) }),
     t(lang, 'tariff-card-sla', {
       sla: formatHours(Math.round(tariff.slaBusinessHours * 60), lang),
-      hours: weeklyHours(desk, lang),
+      hours: weeklyHours(desk, lang, zone),
     }),
   ]
   lines.push(...policyLines(t, tariff, lang))
@@ -113,7 +117,7 @@ export function closedWarning(
   tariff: TariffConfig,
   lang: string,
   opens: Date,
-  zone: string,
+  zone: Zone,
 ): string {
   return t(lang, 'warn-desk-closed', {
     opens: formatInstant(opens, zone, lang),
@@ -126,7 +130,7 @@ export function openingStartText(
   t: Translator,
   order: { window_minutes: number; slot_start: Date | null },
   lang: string,
-  zone: string,
+  zone: Zone,
 ): string {
   const at = order.slot_start!
   return t(lang, 'order-start-at-opening', {
@@ -148,7 +152,7 @@ export function invoiceTexts(
     slot_start: Date | null
   },
   lang: string,
-  zone: string,
+  zone: Zone,
 ): { title: string; description: string } {
   const title = cut(order.title, INVOICE_TITLE_MAX, { ellipsis: '…' })
   // An immediate tariff whose window starts at the desk's opening says so, with the opening.

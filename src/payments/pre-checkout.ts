@@ -11,7 +11,7 @@ import {
 } from '../orders/capacity'
 import { canTransition, InvalidTransitionError } from '../orders/order-state'
 import { setHold } from '../orders/orders.repository'
-import { accountForOrder, UNPAID_ORDER_TTL_HOURS } from '../orders/orders.service'
+import { accountForOrder } from '../orders/orders.service'
 import { sellableTariffs } from '../orders/tariffs'
 import { parseOrderPayload } from './payload'
 import { topUpConsultationActive } from './topup'
@@ -135,7 +135,7 @@ export async function decidePreCheckoutInOneStatement(
         new Date(day.start),
         new Date(day.end),
         desk.holdMinutes * 60,
-        UNPAID_ORDER_TTL_HOURS,
+        desk.rules.unpaidOrderHours,
         CAN_RESERVE,
       ],
     })
@@ -219,7 +219,7 @@ export async function decidePreCheckoutInTransaction(
     // A paused tariff (src/settings, /settings) is not sold, as in the one-statement path.
     if (!sellableTariffs(desk).some((t) => t.code === order.tariff_code))
       return refuse('tariff-unavailable', { title: order.title })
-    if (now.getTime() - order.created_at.getTime() > UNPAID_ORDER_TTL_HOURS * 3_600_000)
+    if (now.getTime() - order.created_at.getTime() > desk.rules.unpaidOrderHours * 3_600_000)
       return refuse('order-expired')
     if (order.start_mode === 'scheduled' && order.slot_start && order.slot_start.getTime() <= now.getTime())
       return refuse('slot-started')

@@ -2,6 +2,7 @@ import { GrammyError, HttpError } from 'grammy'
 import { sql } from 'kysely'
 import { audit } from '../audit/audit'
 import type { DeskRuntime } from '../config/load'
+import { settleHeldAfterEnd } from '../consultations/several'
 import type { Trx } from '../db/database'
 import type { Deps } from '../deps'
 import { disputeCloseTopicQueue } from '../disputes/disputes.jobs'
@@ -63,7 +64,12 @@ export async function refundPayment(
   deps: Deps,
   desk: DeskRuntime,
   target: RefundTarget,
-  actor: { id: number; source: Extract<RefundSource, 'admin' | 'dispute' | 'client'>; disputeId?: number },
+  actor: {
+    /** null: the desk itself (an automatic refund, source 'desk'). */
+    id: number | null
+    source: Extract<RefundSource, 'admin' | 'dispute' | 'client' | 'desk'>
+    disputeId?: number
+  },
 ): Promise<RefundOutcome> {
   const found =
     'paymentId' in target
@@ -90,7 +96,12 @@ export async function refundClaimed(
   deps: Deps,
   desk: DeskRuntime,
   p: Payment,
-  actor: { id: number; source: Extract<RefundSource, 'admin' | 'dispute' | 'client'>; disputeId?: number },
+  actor: {
+    /** null: the desk itself (an automatic refund, source 'desk'). */
+    id: number | null
+    source: Extract<RefundSource, 'admin' | 'dispute' | 'client' | 'desk'>
+    disputeId?: number
+  },
 ): Promise<RefundOutcome> {
   let alreadyAtTelegram = false
   try {
@@ -267,8 +278,12 @@ export async function applyRefund(
           ? `refund-done-consultation-${policy}`
           : 'refund-done',
     params: topUp ? topUp.notice.params : { amount: p.total_amount, title: order?.title ?? '—' },
+    ...(consultationId || topUp ? { consultationId: consultationId ?? topUp!.consultationId } : {}),
     dedupeKey: `payment:${p.id}:refunded`,
   })
+  // A refund can end a consultation (revoked, or its window cut by a top-up's refund): messages held for a choice
+  // between it and others go to the one left, if one is (src/consultations/choice.ts).
+  await settleHeldAfterEnd(outbox, { botId: desk.botId, userId: p.user_id }, `refund:${p.id}`)
   // A refund made elsewhere is news to the staff; an admin's own refund is answered to that admin where they
   // pressed (the staff group shares 20 messages a minute, better kept for what someone must act on).
   if (input.source === 'telegram')

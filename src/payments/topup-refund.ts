@@ -9,7 +9,7 @@ import { LedgerTx } from '../ledger/ledger.service'
 import { CONSULTATION_SCOPE } from '../orders/allowances'
 import { canTransition, lockOrder, moveOrder } from '../orders/order-state'
 import { dbNow, lockConsultationView, type Order, type Payment } from '../orders/orders.repository'
-import { formatInstant } from '../time/format'
+import { formatInstant, staffZone } from '../time/format'
 
 /**
  * A refunded top-up takes back what it added, as far as it is unused (the same rule as a plan's keep_used; stated
@@ -160,7 +160,7 @@ export async function applyTopUpRefund(
       payment: String(p.id),
       amount: p.total_amount,
       count: bought,
-      end: formatInstant(end, desk.schedule.timezone, desk.defaultLanguage),
+      end: formatInstant(end, staffZone(desk), desk.defaultLanguage),
     },
     dedupeKey: `topup:refunded:${p.id}`,
   })

@@ -65,6 +65,7 @@ export async function applyTopUp(
       lang: order.lang,
       key: 'topup-late',
       params: { amount: p.total_amount },
+      consultationId,
       dedupeKey: `payment:${p.id}:client`,
       lane: 'payment',
     })
@@ -109,6 +110,7 @@ export async function applyTopUp(
       lang: order.lang,
       key: 'topup-done-questions',
       params: { count: order.topup_questions, left: g.account.available, amount: p.total_amount },
+      consultationId,
       dedupeKey: `payment:${p.id}:client`,
       lane: 'payment',
     })
@@ -129,6 +131,7 @@ export async function applyTopUp(
       lang: order.lang,
       key: 'topup-done-hours',
       params: { count: hours, end: formatInstant(r.accessUntil, zone, order.lang), amount: p.total_amount },
+      consultationId,
       dedupeKey: `payment:${p.id}:client`,
       lane: 'payment',
     })

@@ -4,7 +4,7 @@ import { homeChat, isStaffGroup, staffGroupsOf } from '../config/staff-groups'
 import { clockNow } from '../db/clock'
 import type { Db } from '../db/database'
 import { staffNames } from '../experts/names'
-import { formatInstant, zoneIn } from '../time/format'
+import { formatInstant, staffZone } from '../time/format'
 import { businessMinutesLeft, formatDuration } from '../time/instants'
 import {
   type AppealCounts,
@@ -170,11 +170,10 @@ export function renderReport(
   names: Map<number, string> = new Map(),
 ): string {
   const lang = desk.defaultLanguage
-  const zone = desk.schedule.timezone
-  const at = (d: Date) => formatInstant(d, zone, lang, { zone: false })
+  const at = (d: Date) => formatInstant(d, staffZone(desk), lang)
   const none = t('report-none')
   const lines = [
-    t('report-title', { from: at(r.from), to: at(r.to), zone: zoneIn(zone, lang) }),
+    t('report-title', { from: at(r.from), to: at(r.to) }),
     ...(r.group !== undefined ? [t('report-group-only', { chat: String(r.group) })] : []),
     ...(r.groups.length
       ? [

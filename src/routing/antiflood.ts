@@ -100,6 +100,7 @@ async function tellOnce(deps: Deps, v: DeskConsultationView, head: Item): Promis
       chatId: v.user_id,
       lang: v.lang,
       key: 'desk-flood-told',
+      consultationId: v.id,
       dedupeKey: `desk:flood:${v.id}:${head.appeal_id ?? 0}`,
     })
   })

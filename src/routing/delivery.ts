@@ -526,6 +526,7 @@ class LaneRun implements LaneScope {
           chatId: this.v.user_id,
           lang: this.v.lang,
           key: 'desk-not-copyable',
+          consultationId: this.v.id,
           dedupeKey: `desk:not-copyable:${head.id}`,
         })
         // Staff read the kind of message and the reason in words of the desk's language (time.ftl, desk.ftl).

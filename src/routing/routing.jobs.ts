@@ -10,8 +10,9 @@ import type { Direction } from './routing.tables'
  *
  * Policy `short`: at most one queued (not yet started) job per consultation and lane; a message admitted while
  * one is queued adds nothing. A job may be started while another for the same consultation runs; the lane lease
- * sorts that out. Expiry (300 s) is longer than the lease (60 s), so a crashed holder's job comes back after its
- * lease lapsed.
+ * sorts that out. Expiry (300 s) is longer than the lease (LEASE_SECONDS in lanes.ts, 12 s), so a crashed holder's
+ * job comes back after its lease lapsed (src/jobs/liveness.ts releases it long before the expiry: once its holder
+ * has stopped beating for DEAD_AFTER_SECONDS).
  */
 export interface LaneJob {
   consultationId: number

@@ -8,7 +8,7 @@ import { Ledger } from '../ledger/ledger.service'
 import { APPEALS_UNIT, CONSULTATION_SCOPE } from '../orders/allowances'
 import { consultationView, type DeskConsultationView, listUserPayments } from '../orders/orders.repository'
 import { cut, TOPIC_NAME_MAX, textLength } from '../text'
-import { formatInstant, zoneIn } from '../time/format'
+import { formatInstant, staffZone } from '../time/format'
 import { mediaKind, preview } from './content'
 import {
   countTopicCreated,
@@ -114,7 +114,8 @@ async function planPeriod(deps: Deps, consultationId: number) {
 /** The client card: who the client is, what they bought, their window, appeals left, payments, history. */
 export async function renderCard(deps: Deps, desk: DeskRuntime, v: DeskConsultationView): Promise<string> {
   const lang = desk.defaultLanguage
-  const zone = desk.schedule.timezone
+  // Staff read the card in the desk's zone, their own: no zone named (src/time/format.ts staffZone).
+  const zone = staffZone(desk)
   const t = (key: string, params?: Record<string, string | number>) => deps.i18n.t(lang, key, params)
   const [client, appeals, acc, payments, dc, earlier, plan] = await Promise.all([
     findClient(deps.db, v.bot_id, v.user_id),
@@ -142,7 +143,7 @@ export async function renderCard(deps: Deps, desk: DeskRuntime, v: DeskConsultat
     ? paid
         .map(
           (p) =>
-            `${p.total_amount} ⭐ ${formatInstant(p.created_at, zone, lang, { zone: false })}${p.refunded_at ? ' ↩️' : ''}`,
+            `${p.total_amount} ⭐ ${formatInstant(p.created_at, zone, lang)}${p.refunded_at ? ' ↩️' : ''}`,
         )
         .join(', ')
     : t('desk-card-none')
@@ -156,9 +157,8 @@ export async function renderCard(deps: Deps, desk: DeskRuntime, v: DeskConsultat
       language: client?.language_code ?? '—',
       tariff: plan?.title ?? v.title,
       price: plan?.price_stars ?? v.price_stars,
-      start: v.starts_at ? formatInstant(v.starts_at, zone, lang, { zone: false }) : '—',
-      end: v.access_until ? formatInstant(v.access_until, zone, lang, { zone: false }) : '—',
-      zone: zoneIn(zone, lang),
+      start: v.starts_at ? formatInstant(v.starts_at, zone, lang) : '—',
+      end: v.access_until ? formatInstant(v.access_until, zone, lang) : '—',
       left,
       total: acc?.granted ?? v.appeals,
       open,
@@ -174,8 +174,8 @@ export async function renderCard(deps: Deps, desk: DeskRuntime, v: DeskConsultat
     lines.push(
       t('desk-card-plan', {
         number: plan.number,
-        start: formatInstant(plan.period_start, zone, lang, { zone: false }),
-        end: formatInstant(plan.period_end, zone, lang, { zone: false }),
+        start: formatInstant(plan.period_start, zone, lang),
+        end: formatInstant(plan.period_end, zone, lang),
         renewal: t(
           plan.state !== 'active'
             ? `desk-card-plan-${plan.state}`

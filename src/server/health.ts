@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { sql } from 'kysely'
 import type { Db } from '../db/database'
-import { type JobsHealth, jobsHealth } from '../jobs/health'
+import { type JobsHealth, type JobsHealthOptions, jobsHealth } from '../jobs/health'
 import { errorSummary } from '../jobs/jobs'
 import type { Logger } from '../log'
 import type { Readiness } from '../readiness'
@@ -48,7 +48,13 @@ export class HealthWatch {
     private readonly db: Db,
     private readonly readiness: Readiness,
     private readonly log: Logger,
-    private readonly opts: { measureMs?: number; answerWithinMs?: number; giveUpAfterMs?: number } = {},
+    private readonly opts: {
+      measureMs?: number
+      answerWithinMs?: number
+      giveUpAfterMs?: number
+      /** The outbox's limits, read at every measurement (desk settings: src/jobs/health.ts readinessLimits). */
+      limits?: () => JobsHealthOptions
+    } = {},
   ) {}
 
   /** The first measurement (awaited: a process that says "started" knows its state), then one a second. */
@@ -126,7 +132,8 @@ export class HealthWatch {
               () => 'pg-boss schema not readable',
             )
           : 'database unreachable'
-      const outbox = jobs === true ? await jobsHealth(this.db).catch(() => undefined) : undefined
+      const outbox =
+        jobs === true ? await jobsHealth(this.db, this.opts.limits?.()).catch(() => undefined) : undefined
       // A measurement given up on (a newer one started) no longer speaks for the database.
       if (this.inFlightSince !== started) return
       this.last = { database, jobs, outbox, at: Date.now() }

@@ -114,7 +114,14 @@ export async function editDeskGuarded(
   if (!isDeskAdmin(current.doc, userId)) return { status: 'forbidden' }
   // The same change made again (a redelivered update, or two admins typing the same value): already so.
   const copy = structuredClone(current.doc)
-  if (edit(copy) !== 'gone' && JSON.stringify(copy) === JSON.stringify(current.doc))
-    return { status: 'done', settings: current }
+  let same = false
+  try {
+    same = edit(copy) !== 'gone' && JSON.stringify(copy) === JSON.stringify(current.doc)
+  } catch (e) {
+    // The change refused on the current document (e.g. a new tariff whose code someone has taken meanwhile): the
+    // editor saw an older one, so it is a conflict, answered with the current settings.
+    if (!(e instanceof SettingsInvalid || e instanceof Forbidden || e instanceof Gone)) throw e
+  }
+  if (same) return { status: 'done', settings: current }
   return { status: 'conflict', settings: current }
 }

@@ -1,6 +1,7 @@
 import { DateTime } from 'luxon'
 import { plan as planSchema } from '../config/plan.schema'
 import { interval as intervalSchema, isoDate } from '../config/primitives'
+import { RETENTION_FIELDS, RULE_FIELD_SCHEMAS, type RuleField } from '../config/rules.schema'
 import { type DeskConfig, deskSchema, type Language, tariffSchema } from '../config/schema'
 import { WEEKDAYS } from '../time/business-time'
 import type { Edit } from './edit'
@@ -25,13 +26,34 @@ export const TARIFF_FIELDS = [
   'refundPolicy',
   'topUps',
 ] as const
-export const PLAN_FIELDS = ['priceStars', 'title', 'questions', 'slaBusinessHours', 'refundPolicy'] as const
+export const PLAN_FIELDS = [
+  'priceStars',
+  'title',
+  'questions',
+  'slaBusinessHours',
+  'refundPolicy',
+  'carryOver',
+] as const
+/** The desk's rules (src/config/rules.schema.ts) edited by typing, in the order the Desk rules screen shows them (the
+ * dashboard's settings page too: it draws them in the order the settings DTO sends them). */
+export const RULE_FIELDS = [
+  'disputeAnswerHours',
+  'unpaidOrderHours',
+  'ratingEditDays',
+  'lowRating',
+  'zones',
+  'languages',
+  'stallSeconds',
+  'deadLetterMinutes',
+  ...RETENTION_FIELDS,
+] as const satisfies readonly RuleField[]
 export type TariffField = (typeof TARIFF_FIELDS)[number]
 export type PlanField = (typeof PLAN_FIELDS)[number]
 export type Target =
   | { kind: 'tariff'; code: string; field: TariffField }
   | { kind: 'plan'; code: string; field: PlanField }
   | { kind: 'antiFlood' }
+  | { kind: 'rule'; field: RuleField }
   | { kind: 'daysOff'; userId: number }
   | { kind: 'weekday'; day: Weekday }
   | { kind: 'holiday' }
@@ -48,7 +70,7 @@ export type Parsed = { ok: true; value: string | number | string[] } | ({ ok: fa
 export const MAX_TEXT = 4000
 
 export function fieldOf(t: Target): string {
-  if (t.kind === 'tariff' || t.kind === 'plan') return t.field
+  if (t.kind === 'tariff' || t.kind === 'plan' || t.kind === 'rule') return t.field
   if (t.kind === 'text') return t.which
   return t.kind
 }
@@ -103,6 +125,7 @@ export function parseAnswer(t: Target, text: string): Parsed {
       : { ok: false, field, reason: r.error.issues[0]?.message ?? 'invalid' }
   }
   if (t.kind === 'antiFlood') return num(text, field, true, antiFloodSchema)
+  if (t.kind === 'rule') return rule(t.field, text)
   if (t.kind === 'daysOff') return daysOff(text, field)
   if (t.kind === 'weekday') return intervals(text, field)
   if (t.kind === 'holiday') return date(text, field)
@@ -122,6 +145,25 @@ export function parseAnswer(t: Target, text: string): Parsed {
     : { ok: false, field, reason: `expected 1 to ${MAX_TEXT} characters` }
 }
 
+/** A rule: a whole number, or a list (zones as IANA names, languages as codes), each with its schema's bounds. */
+function rule(field: RuleField, text: string): Parsed {
+  const schema = RULE_FIELD_SCHEMAS[field] as { safeParse(v: unknown): any }
+  if (field !== 'zones' && field !== 'languages') return num(text, field, true, schema)
+  const list = text
+    .split(/[\s,;]+/)
+    .filter(Boolean)
+    .map((x) => (field === 'languages' ? x.toLowerCase() : x))
+  const r = schema.safeParse(list)
+  if (r.success) return { ok: true, value: list }
+  const issue = r.error.issues[0]
+  const at = typeof issue?.path[0] === 'number' ? `"${list[issue.path[0]]}": ` : ''
+  const reason =
+    field === 'languages' && issue?.code === 'invalid_value'
+      ? 'expected "en" or "ru"'
+      : (issue?.message ?? 'invalid')
+  return { ok: false, field, reason: at + reason }
+}
+
 /** The desk's anti-flood limit, with the desk schema's own bounds. */
 const antiFloodSchema = deskSchema.shape.antiFlood.unwrap().shape.perMinute
 
@@ -133,6 +175,12 @@ function typedValue(
   const s = text.trim()
   const none = s === '-' || s === '—'
   if (field === 'refundPolicy') return { ok: true, value: s.toLowerCase().replace(/[\s-]+/g, '_') }
+  // A plan's unused questions at renewal: "none" (or "-", "0"), or at most that many move to the next period.
+  if (field === 'carryOver') {
+    if (none || /^(none|0)$/i.test(s)) return { ok: true, value: 'none' }
+    if (!/^\d+$/.test(s)) return { ok: false, reason: 'expected "none" or a whole number of questions' }
+    return { ok: true, value: { capped: Number(s) } }
+  }
   if (field === 'breachPolicy') {
     const m = /^(none|extra|extend)(?:\s+(\d+(?:[.,]\d+)?))?$/i.exec(s)
     if (!m) return { ok: false, reason: 'expected "none", "extra" or "extend <hours>"' }
@@ -202,6 +250,12 @@ export function editFor(t: Target, value: Parsed & { ok: true }, lang: Language)
       doc.antiFlood = { perMinute: v as number }
       return
     }
+    if (t.kind === 'rule') {
+      if ((RETENTION_FIELDS as string[]).includes(t.field))
+        (doc.rules.retention as Record<string, unknown>)[t.field] = v
+      else (doc.rules as Record<string, unknown>)[t.field] = v
+      return
+    }
     if (t.kind === 'daysOff') {
       const staff = [...doc.staff.admins, ...doc.staff.experts]
       if (!staff.includes(t.userId)) return 'gone'
@@ -240,6 +294,7 @@ export function currentValue(t: Target, doc: DeskConfig, lang: Language): string
     return shown((item as unknown as Record<string, unknown>)[t.field])
   }
   if (t.kind === 'antiFlood') return doc.antiFlood ? String(doc.antiFlood.perMinute) : '-'
+  if (t.kind === 'rule') return shown(ruleValue(doc, t.field))
   if (t.kind === 'daysOff') return (doc.expertSettings.daysOff[String(t.userId)] ?? []).join(', ') || '-'
   if (t.kind === 'weekday') return (doc.schedule.weekly[t.day] ?? []).join(', ') || '-'
   if (t.kind === 'holiday') return doc.schedule.holidays.join(', ') || '-'
@@ -266,6 +321,7 @@ function shown(v: unknown): string {
       )
       .join(', ')
   }
+  if (v && typeof v === 'object' && 'capped' in v) return String((v as { capped: number }).capped)
   if (v && typeof v === 'object') {
     const b = v as { kind: string; hours?: number }
     return b.kind === 'extend_window' ? `extend ${b.hours}` : b.kind === 'extra_appeal' ? 'extra' : 'none'
@@ -277,4 +333,11 @@ function shown(v: unknown): string {
 export function issueField(path: string): string {
   const names = path.match(/[A-Za-z]+/g) ?? []
   return names[names.length - 1] ?? path
+}
+
+/** A rule's value in a document. */
+export function ruleValue(doc: DeskConfig, field: RuleField): number | string[] {
+  return (RETENTION_FIELDS as string[]).includes(field)
+    ? doc.rules.retention[field as keyof DeskConfig['rules']['retention']]
+    : (doc.rules[field as Exclude<RuleField, keyof DeskConfig['rules']['retention']>] as number | string[])
 }

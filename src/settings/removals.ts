@@ -1,6 +1,6 @@
 import { sql } from 'kysely'
 import type { DeskConfig } from '../config/schema'
-import type { Db } from '../db/database'
+import type { Db, Trx } from '../db/database'
 import { editDeskGuarded, type Guard, type GuardedOutcome } from './edit'
 
 /**
@@ -8,6 +8,9 @@ import { editDeskGuarded, type Guard, type GuardedOutcome } from './edit'
  * (src/settings/edit.ts, a Guard):
  * - a plan with live subscribers is not deleted: the refusal gives their number and points to Pause, which stops
  *   new sales while current subscriptions renew as bought (every part of a running subscription reads its plan).
+ *   The count is exact: a plan's first charge and its link's creation read the plan under a share lock of the same
+ *   row (src/settings/settings.ts planInDesk), so a subscription is either counted here or born seeing the plan
+ *   gone (then its charge is refunded at once: src/subscriptions/charge-refusal.ts).
  * - a staff group with live consultations routed to it is not unbound: the refusal gives their number. A live
  *   consultation is one waiting or active, or a closed one with a question still open (answered after the window).
  *   Unbinding the home group makes the next listed group the home group; the last group unbound leaves the desk
@@ -21,16 +24,11 @@ export async function deletePlan(
   userId: number,
   version: number,
   code: string,
+  source: 'telegram' | 'dashboard' = 'telegram',
 ): Promise<GuardedOutcome> {
   const guard: Guard = async (trx) => {
-    const r = await trx
-      .selectFrom('subscription')
-      .select(sql<number>`count(*)::int`.as('n'))
-      .where('bot_id', '=', botId)
-      .where('plan_code', '=', code)
-      .where('state', '=', 'active')
-      .executeTakeFirstOrThrow()
-    return r.n > 0 ? { key: 'st-plan-delete-live', params: { count: r.n } } : undefined
+    const n = await liveSubscribers(trx, botId, code)
+    return n > 0 ? { key: 'st-plan-delete-live', params: { count: n } } : undefined
   }
   return editDeskGuarded(
     db,
@@ -42,7 +40,7 @@ export async function deletePlan(
       if (i < 0) return 'gone'
       doc.plans.splice(i, 1)
     },
-    'telegram',
+    source,
     guard,
   )
 }
@@ -79,30 +77,8 @@ export async function unbindGroup(
   chatId: number,
 ): Promise<GuardedOutcome> {
   const guard: Guard = async (trx, doc) => {
-    const home = doc.staffChatId === chatId
-    const r = await trx
-      .selectFrom('consultation as c')
-      .select(sql<number>`count(*)::int`.as('n'))
-      .where('c.bot_id', '=', botId)
-      .where((eb) =>
-        home
-          ? eb.or([eb('c.staff_chat_id', '=', chatId), eb('c.staff_chat_id', 'is', null)])
-          : eb('c.staff_chat_id', '=', chatId),
-      )
-      .where((eb) =>
-        eb.or([
-          eb('c.state', 'in', ['waiting', 'active']),
-          eb.exists(
-            eb
-              .selectFrom('desk_appeal as a')
-              .select('a.id')
-              .whereRef('a.consultation_id', '=', 'c.id')
-              .where('a.state', '=', 'open'),
-          ),
-        ]),
-      )
-      .executeTakeFirstOrThrow()
-    return r.n > 0 ? { key: 'st-group-unbind-live', params: { count: r.n } } : undefined
+    const n = await liveInGroup(trx, botId, doc, chatId)
+    return n > 0 ? { key: 'st-group-unbind-live', params: { count: n } } : undefined
   }
   return editDeskGuarded(
     db,
@@ -113,4 +89,49 @@ export async function unbindGroup(
     'telegram',
     guard,
   )
+}
+
+/** Active subscriptions to a plan: a plan that has any is not removed (call under the desk's row lock). */
+export async function liveSubscribers(trx: Trx, botId: number, code: string): Promise<number> {
+  const r = await trx
+    .selectFrom('subscription')
+    .select(sql<number>`count(*)::int`.as('n'))
+    .where('bot_id', '=', botId)
+    .where('plan_code', '=', code)
+    .where('state', '=', 'active')
+    .executeTakeFirstOrThrow()
+  return r.n
+}
+
+/** Live consultations routed to a staff group: a group that has any is not unbound (under the desk's row lock). */
+export async function liveInGroup(
+  trx: Trx,
+  botId: number,
+  doc: Pick<DeskConfig, 'staffChatId'>,
+  chatId: number,
+): Promise<number> {
+  const home = doc.staffChatId === chatId
+  const r = await trx
+    .selectFrom('consultation as c')
+    .select(sql<number>`count(*)::int`.as('n'))
+    .where('c.bot_id', '=', botId)
+    .where((eb) =>
+      home
+        ? eb.or([eb('c.staff_chat_id', '=', chatId), eb('c.staff_chat_id', 'is', null)])
+        : eb('c.staff_chat_id', '=', chatId),
+    )
+    .where((eb) =>
+      eb.or([
+        eb('c.state', 'in', ['waiting', 'active']),
+        eb.exists(
+          eb
+            .selectFrom('desk_appeal as a')
+            .select('a.id')
+            .whereRef('a.consultation_id', '=', 'c.id')
+            .where('a.state', '=', 'open'),
+        ),
+      ]),
+    )
+    .executeTakeFirstOrThrow()
+  return r.n
 }

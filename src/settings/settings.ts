@@ -2,6 +2,7 @@ import { sql, type Transaction } from 'kysely'
 import { DateTime } from 'luxon'
 import type { z } from 'zod'
 import { audit } from '../audit/audit'
+import { isAdminRole, isDeskAdmin, roleOn } from '../config/access'
 import { formatPath } from '../config/load'
 import { type DeskConfig, deskSchema } from '../config/schema'
 import type { Database, Db } from '../db/database'
@@ -93,6 +94,71 @@ export async function readDesk(
     .where('bot_id', '=', botId)
     .executeTakeFirst()
   return row && { version: row.version, doc: validateDesk(row.doc) }
+}
+
+/**
+ * The desk's document as committed now, read with a share lock in the caller's transaction: a change of the desk
+ * (a demotion, a removal from the staff) committed first is seen, and one not committed yet waits until this
+ * transaction ends. A write that must re-check the actor's right asks src/config/access.ts with it (not with the
+ * in-memory desk, which follows the row a moment later). Undefined: no row.
+ */
+export async function lockDeskShared(
+  trx: Transaction<Database>,
+  botId: number,
+): Promise<DeskConfig | undefined> {
+  const row = await trx
+    .selectFrom('desk_settings')
+    .select('doc')
+    .where('bot_id', '=', botId)
+    .forShare()
+    .executeTakeFirst()
+  return row ? (row.doc as DeskConfig) : undefined
+}
+
+/** Whether a user is the owner or an admin of the desk now, in the caller's transaction ({@link lockDeskShared}). */
+export async function isDeskAdminNow(
+  trx: Transaction<Database>,
+  botId: number,
+  userId: number,
+): Promise<boolean> {
+  const doc = await lockDeskShared(trx, botId)
+  return !!doc && isDeskAdmin(doc, userId)
+}
+
+/**
+ * Whether a staff id (a user, or the group's id for an anonymous admin) is an admin on a consultation now, in its own
+ * group (config/access roleOn: an anonymous admin counts where the committed desk still allows), in the caller's
+ * transaction ({@link lockDeskShared}). The re-check of an admin-only topic command (/extend, /ban, /unban).
+ */
+export async function isAdminOnNow(
+  trx: Transaction<Database>,
+  botId: number,
+  c: { staff_chat_id: number | null },
+  staffId: number,
+): Promise<boolean> {
+  const doc = await lockDeskShared(trx, botId)
+  return !!doc && isAdminRole(roleOn(doc, c, staffId))
+}
+
+/**
+ * Does the desk's document in PostgreSQL still have this plan? Read under a share lock of the desk's row, the lock
+ * every settings change takes for update (src/settings/edit.ts, a plan's delete with its check of live subscribers):
+ * a plan's first charge and the subscription link's creation (src/subscriptions) call it, so a delete and the birth
+ * of a subscription to that plan never overlap: either the delete counts the subscription (and is refused), or the
+ * charge sees the plan gone. Shares do not wait on each other; take it after the order's lock and before any
+ * subscription or consultation lock (a settings change holding this row may update consultations: src/setup/migrate.ts).
+ * A desk without a row (never seeded) has every plan its config names: true.
+ */
+export async function planInDesk(trx: Transaction<Database>, botId: number, code: string): Promise<boolean> {
+  const row = await trx
+    .selectFrom('desk_settings')
+    .select(
+      sql<boolean>`coalesce(doc->'plans', '[]'::jsonb) @> ${JSON.stringify([{ code }])}::jsonb`.as('has'),
+    )
+    .where('bot_id', '=', botId)
+    .forShare()
+    .executeTakeFirst()
+  return row ? row.has : true
 }
 
 /** The text of a terms version the desk ('desk') or one of its plans ('plan:<code>') has had, e.g. an order's. */

@@ -1,7 +1,8 @@
 import { stringify } from 'yaml'
 import { botIdOf, ConfigError, parseConfig } from '../config/load'
 import type { DeskConfig } from '../config/schema'
-import type { Db } from '../db/database'
+import type { Db, Trx } from '../db/database'
+import { boundGroups, liveInGroup, liveSubscribers } from './removals'
 import { changeDeskIn, createDeskIn, readDesk, SettingsInvalid, validateDesk } from './settings'
 
 /**
@@ -76,6 +77,13 @@ export async function importDesks(
           out.push({ botId: t.botId, slug: t.desk.slug, version: 1, outcome: 'created' })
           continue
         }
+        // Locked before it is read: the removals checked below are against what this change replaces.
+        await trx
+          .selectFrom('desk_settings')
+          .select('bot_id')
+          .where('bot_id', '=', t.botId)
+          .forUpdate()
+          .execute()
         const before = await readDesk(trx, t.botId)
         const r = await changeDeskIn(trx, t.botId, actor, 'any', () => structuredClone(t.desk)).catch(
           (e: unknown) => {
@@ -86,6 +94,7 @@ export async function importDesks(
             throw e
           },
         )
+        if (before) await refuseRemovalsOfLive(trx, file, t.i, t.botId, before.doc, r.doc)
         out.push({
           botId: t.botId,
           slug: r.doc.slug,
@@ -99,5 +108,39 @@ export async function importDesks(
     if (e instanceof SettingsInvalid)
       throw new ConfigError(e.issues.map((x) => `${file}: ${x.path}: ${x.message}`).join('\n'))
     throw e
+  }
+}
+
+/**
+ * An import removes a plan or a staff group only when /settings would (src/settings/removals.ts): not a plan with
+ * active subscribers, not a group with live consultations. Checked after the change, under the desk's row lock the
+ * change took, so a plan's first charge either is counted here or sees the plan gone. One refusal names the field
+ * and fails the whole import: nothing is written.
+ */
+async function refuseRemovalsOfLive(
+  trx: Trx,
+  file: string,
+  i: number,
+  botId: number,
+  before: DeskConfig,
+  after: DeskConfig,
+): Promise<void> {
+  const kept = new Set(after.plans.map((p) => p.code))
+  for (const p of before.plans) {
+    if (kept.has(p.code)) continue
+    const n = await liveSubscribers(trx, botId, p.code)
+    if (n > 0)
+      throw new ConfigError(
+        `${file}: desks[${i}].plans: plan "${p.code}" is missing but has ${n} active subscription(s); keep it with paused: true instead`,
+      )
+  }
+  const groups = new Set(boundGroups(after))
+  for (const chatId of boundGroups(before)) {
+    if (groups.has(chatId)) continue
+    const n = await liveInGroup(trx, botId, before, chatId)
+    if (n > 0)
+      throw new ConfigError(
+        `${file}: desks[${i}]: staff group ${chatId} is missing but has ${n} live consultation(s); keep it until they end`,
+      )
   }
 }

@@ -2,7 +2,8 @@ import { type Api, GrammyError } from 'grammy'
 import type { ChatMember } from 'grammy/types'
 import { sql } from 'kysely'
 import type { DeskRuntime } from '../config/load'
-import { LANGUAGES, type Language } from '../config/schema'
+import { deskLanguage } from '../config/rules.schema'
+import type { Language } from '../config/schema'
 import { isStaffGroup } from '../config/staff-groups'
 import type { Db, Trx } from '../db/database'
 import type { Deps } from '../deps'
@@ -170,8 +171,8 @@ async function tellAboutGroup(
   actor: { id: number; language_code?: string | undefined } | undefined,
 ): Promise<void> {
   const lang = async (to: number) =>
-    to === actor?.id && supportedLanguage(actor.language_code)
-      ? supportedLanguage(actor.language_code)!
+    to === actor?.id && supportedLanguage(desk, actor.language_code)
+      ? supportedLanguage(desk, actor.language_code)!
       : languageOf(trx, desk, to)
   const wasPresent = before?.present ?? false
   const dedupe = (to: number) => `setup:group:${desk.botId}:${facts.chatId}:${revision}:${to}`
@@ -232,10 +233,13 @@ async function tellAboutGroup(
     })
 }
 
-/** A Telegram language_code ("en-US") as a language the desk speaks, or undefined. */
-export function supportedLanguage(code: string | null | undefined): Language | undefined {
+/** A Telegram language_code ("en-US") as a language the desk speaks (rules.languages), or undefined. */
+export function supportedLanguage(
+  desk: Pick<DeskRuntime, 'rules'>,
+  code: string | null | undefined,
+): Language | undefined {
   const base = code?.toLowerCase().split(/[-_]/)[0] ?? ''
-  return (LANGUAGES as readonly string[]).includes(base) ? (base as Language) : undefined
+  return (desk.rules.languages as readonly string[]).includes(base) ? (base as Language) : undefined
 }
 
 /** A staff member's language: what their Telegram said when they last wrote to the bot, else the desk's. */
@@ -246,7 +250,7 @@ export async function languageOf(db: Db | Trx, desk: DeskRuntime, userId: number
     .where('bot_id', '=', desk.botId)
     .where('user_id', '=', userId)
     .executeTakeFirst()
-  return supportedLanguage(row?.language_code) ?? desk.defaultLanguage
+  return deskLanguage(desk, row?.language_code)
 }
 
 /** Whether the bot knows this group already (it was added by staff, or it is one of the desk's). */

@@ -4,7 +4,7 @@ import { claimUpdate } from '../db/once'
 import type { Deps } from '../deps'
 import { changeDeskIn, committed, type DeskSettings } from '../settings/settings'
 import { notify } from '../telegram/notify'
-import { formatInstant } from '../time/format'
+import { formatInstant, staffZone } from '../time/format'
 import { deepLink, INVITE_PREFIX, newCode } from './codes'
 import { isDeskAdmin, isOwner, roleOf, setRole, telegramName } from './staff-doc'
 
@@ -67,7 +67,7 @@ export async function createInvite(
       params: {
         role,
         uses,
-        until: formatInstant(r.expires_at, desk.schedule.timezone, lang),
+        until: formatInstant(r.expires_at, staffZone(desk), lang),
         link: `https://${deepLink(botUsername, code)}`,
       },
       dedupeKey: `setup:invite:${code}`,

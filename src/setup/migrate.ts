@@ -62,8 +62,8 @@ export async function followMigration(
           botId: desk.botId,
           chatId: id,
           lang:
-            id === seen.actor?.id && supportedLanguage(seen.actor.language_code)
-              ? supportedLanguage(seen.actor.language_code)!
+            id === seen.actor?.id && supportedLanguage(desk, seen.actor.language_code)
+              ? supportedLanguage(desk, seen.actor.language_code)!
               : await languageOf(trx, desk, id),
           key: 'st-group-moved',
           params: { title: seen.title ?? row?.title ?? String(to) },

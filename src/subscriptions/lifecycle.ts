@@ -5,7 +5,7 @@ import { pick } from '../config/load'
 import type { Deps } from '../deps'
 import { dbNow } from '../orders/orders.repository'
 import { notify } from '../telegram/notify'
-import { formatDate } from '../time/format'
+import { formatDate, type Zone } from '../time/format'
 import { changeStartsAt, findPlan } from './plans'
 import { editSubscriptionQueue } from './subscriptions.jobs'
 import {
@@ -45,7 +45,7 @@ export interface PlanView {
   paidUntil: Date
   /** When Telegram charges next (the last charge's subscription_expiration_date, else the paid time's end). */
   nextCharge: Date
-  zone: string
+  zone: Zone
 }
 
 async function soldPlan(deps: Deps, desk: DeskRuntime, sub: Subscription, lang: string) {
@@ -205,6 +205,7 @@ export async function runLapse(
       lang: order.lang,
       key: 'sub-lapsed',
       params: { title: order.title, end: formatDate(last.period_end, zone, order.lang) },
+      consultationId: sub.consultation_id,
       dedupeKey: `subscription:${sub.id}:lapsed:${job.periodEnd}`,
     })
     await audit(trx, {

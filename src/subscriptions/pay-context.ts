@@ -24,8 +24,9 @@ export type PlanPaymentOutcome =
   | { status: 'renewed'; subscriptionId: number; periodNumber: number; carried: number }
 
 /** amount: not the price fixed in the link; ended: the subscription was refunded or replaced; change-void: the plan
- * a change was to replace is no longer active (replaced by another change, lapsed or refunded). */
-export type ChargeRefusal = 'amount' | 'ended' | 'change-void'
+ * a change was to replace is no longer active (replaced by another change, lapsed or refunded); plan-deleted: a
+ * first charge for a plan deleted from the desk before it arrived (refunded at once, without an admin). */
+export type ChargeRefusal = 'amount' | 'ended' | 'change-void' | 'plan-deleted'
 
 export interface PayCtx {
   trx: Trx

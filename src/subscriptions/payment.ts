@@ -20,6 +20,7 @@ import {
 } from '../orders/orders.repository'
 import { XTR } from '../payments/pre-checkout'
 import { paymentRow, tellStaff } from '../payments/successful-payment'
+import { planInDesk } from '../settings/settings'
 import { notify } from '../telegram/notify'
 import { formatDate } from '../time/format'
 import { refuseCharge } from './charge-refusal'
@@ -48,7 +49,8 @@ export type { PlanPaymentOutcome } from './pay-context'
  * - the first charge creates the subscription and period 1 with its own ledger account (granted = the questions
  *   of the plan as sold); a change of plan (a link that replaces a subscription) continues on the old one's
  *   consultation: its period 1 starts when the old paid time ends (plans.ts changeStartsAt), and the old
- *   subscription is marked replaced and cancelled with Telegram (editUserStarSubscription, a job);
+ *   subscription is marked replaced and cancelled with Telegram (editUserStarSubscription, a job); a first
+ *   charge for a plan deleted meanwhile starts nothing and is refunded (checked under the desk row's share lock);
  * - a later charge (a renewal: is_recurring, a new charge id) creates the next period, starting at the previous
  *   period's end, with the carry-over of the old period's unused questions; holds of the old period stay pinned to
  *   it. A period paid ahead of its start gets its carry-over at the start (subscriptions.carry).
@@ -109,7 +111,15 @@ export async function recordPlanPayment(
       expires,
     }
     const sub = await lockSubscriptionByOrder(trx, order.id)
-    if (!sub) return start(ctx)
+    if (!sub) {
+      // The first charge makes a subscription: the plan must still be in the desk's document, read under the
+      // share lock a plan's delete takes for update (src/settings/removals.ts), so the two serialize. A plan deleted
+      // a moment before (its link made earlier, its pre-checkout answered from a cache) is not started: the charge
+      // is refused, refunded in full at once and its Star subscription cancelled (charge-refusal.ts).
+      const code = ctx.link?.plan_code ?? order.tariff_code
+      if (!(await planInDesk(trx, desk.botId, code))) return refuseCharge(ctx, 'plan-deleted')
+      return start(ctx)
+    }
     // Refunded or replaced: its renewal was cancelled with Telegram; a charge arriving anyway grants nothing.
     if (sub.state === 'refunded' || sub.state === 'replaced') return refuseCharge(ctx, 'ended', sub)
     if (p.currency !== XTR || p.total_amount !== sub.price_stars) return refuseCharge(ctx, 'amount', sub)
@@ -234,6 +244,7 @@ async function start(c: PayCtx): Promise<PlanPaymentOutcome> {
         price,
         ...dates,
       },
+      consultationId: cons.id,
       dedupeKey: `subscription:${sub.id}:period:1`,
       lane: 'payment',
     })
@@ -245,6 +256,7 @@ async function start(c: PayCtx): Promise<PlanPaymentOutcome> {
     lang: order.lang,
     key: 'sub-started',
     params: { title: order.title, questions: period.granted, ...dates },
+    consultationId: cons.id,
     dedupeKey: `subscription:${sub.id}:period:1`,
     lane: 'payment',
   })
@@ -304,6 +316,7 @@ async function renew(c: PayCtx, sub: Subscription): Promise<PlanPaymentOutcome> 
       start: formatDate(startAt, zone, order.lang),
       end: formatDate(end, zone, order.lang),
     },
+    consultationId: cons.id,
     dedupeKey: `subscription:${sub.id}:period:${period.number}`,
     lane: 'payment',
   })

@@ -8,6 +8,7 @@ import type { Deps } from '../deps'
 import { dbNow, insertOrder, type Order } from '../orders/orders.repository'
 import type { PreCheckoutRefusal } from '../payments/pre-checkout'
 import { XTR } from '../payments/pre-checkout'
+import { planInDesk } from '../settings/settings'
 import { cut, INVOICE_TITLE_MAX } from '../text'
 import { changeStartsAt, findPlan, parsePlanPayload, planTermsHash, subscriptionPayload } from './plans'
 import { activeSubscriptionOf, latestPeriod, linkOf, lockSubscription } from './subscriptions.repository'
@@ -63,6 +64,10 @@ export async function createPlanOrder(
   if (input.terms !== planTermsHash(plan)) return { ok: false, code: 'terms-changed' }
   return deps.db.transaction().execute(async (trx): Promise<PlanOrderResult> => {
     if (!(await claimUpdate(trx, desk.botId, input.updateId))) return { ok: false, code: 'duplicate' }
+    // The plan as stored now (this process's copy may be a moment old), under the share lock its delete takes for
+    // update: no link is made for a plan deleted before. One made just before a delete is refused at pre-checkout,
+    // and a charge that slips through is refunded (payment.ts).
+    if (!(await planInDesk(trx, desk.botId, plan.code))) return { ok: false, code: 'plan-unknown' }
     if (await isClientBanned(trx, desk.botId, input.from.id)) return { ok: false, code: 'banned' }
     const head = await activeSubscriptionOf(trx, desk.botId, input.from.id)
     const sub = head ? await lockSubscription(trx, head.id) : undefined

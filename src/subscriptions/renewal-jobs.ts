@@ -79,6 +79,7 @@ export async function runRenewalReminder(
       botId: desk.botId,
       chatId: sub.user_id,
       lang: order.lang,
+      consultationId: sub.consultation_id,
       key: 'sub-renewal-reminder',
       params: {
         title: pick(plan.title, order.lang, desk.defaultLanguage),

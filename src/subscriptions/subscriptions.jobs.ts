@@ -36,3 +36,13 @@ export const subscriptionReminderQueue = defineQueue<{ subscriptionId: number; c
 export const cancelChargeQueue = defineQueue<{ botId: number; userId: number; charge: string }>(
   'subscriptions.cancel-charge',
 )
+
+/**
+ * A first charge for a plan deleted before it arrived (charge-refusal.ts): refunded in full without waiting for an
+ * admin, through the one refund path (src/payments/refunds.ts: claimed, refundStarPayment, applied once), so the
+ * Stars go back even when nobody is looking. A failed attempt throws and is retried; after the retries the staff
+ * alert's Refund button is still there.
+ */
+export const refundChargeQueue = defineQueue<{ botId: number; paymentId: number }>(
+  'subscriptions.refund-charge',
+)

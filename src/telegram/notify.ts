@@ -2,7 +2,7 @@ import type { InlineKeyboardMarkup, MessageEntity } from 'grammy/types'
 import { markBlocked } from '../clients/clients.repository'
 import type { Deps } from '../deps'
 import type { Outbox } from '../jobs/jobs'
-import { defineQueue } from '../jobs/queue'
+import { defineQueue, jobId } from '../jobs/queue'
 import { metrics } from '../metrics'
 import { isBlocked } from './api'
 import { recordConsultationMessage, sendForConsultation } from './client-threads'
@@ -38,8 +38,11 @@ export interface Notification {
   /** 'payment': a payment or activation confirmation, sent by a queue of its own (notifyPaymentQueue). */
   lane?: 'payment'
   /**
-   * A message to a client sent for one consultation (its receipt, its activation): it goes into the consultation's
-   * topic in the client's chat when there is one, and a reply to it goes to that consultation (client-threads.ts).
+   * A message to a client sent for one consultation (its receipt, its activation, and every notice about it: closes
+   * soon, closed, answer delayed, top-ups, a plan's renewals, start reminders): handleNotify sends it into the
+   * consultation's topic in the client's chat when there is one (the plain chat when Telegram refuses the topic) and
+   * records it as the consultation's, so a reply to it goes to that consultation (client-threads.ts). A client
+   * notice about one consultation names it here; the sending and recording are handleNotify's alone.
    */
   consultationId?: number
 }
@@ -59,13 +62,16 @@ export const notifyGroupQueue = defineQueue<Notification>('tg.notify.group', { e
 export const notifyPaymentQueue = defineQueue<Notification>('tg.notify.payment', {}, 2)
 
 /**
- * Enqueue in the caller's transaction. The dedupe key is checked by the handler (outbound_message). A notice to
- * the staff group of a desk that has none yet (`chatId` undefined: being set up) is dropped: nobody to tell.
+ * Enqueue in the caller's transaction. One message per dedupe key: the job's id is made from the key, so a second
+ * notification under a key whose job is still kept (a retried job, a state change replayed) is not written at all,
+ * and two workers never send one key side by side; the handler also skips a key already sent (outbound_message),
+ * for one written again after pg-boss archived the first. A notice to the staff group of a desk that has none yet
+ * (`chatId` undefined: being set up) is dropped: nobody to tell.
  */
 export function notify(outbox: Outbox, n: Omit<Notification, 'chatId'> & { chatId: number | undefined }) {
   if (n.chatId === undefined) return Promise.resolve(null)
-  if (n.chatId < 0) return outbox.send(notifyGroupQueue, { ...n, chatId: n.chatId })
-  return outbox.send(n.lane === 'payment' ? notifyPaymentQueue : notifyQueue, { ...n, chatId: n.chatId })
+  const queue = n.chatId < 0 ? notifyGroupQueue : n.lane === 'payment' ? notifyPaymentQueue : notifyQueue
+  return outbox.send(queue, { ...n, chatId: n.chatId }, { id: jobId(`${queue.name}:${n.dedupeKey}`) })
 }
 
 /** A notification on its own (a reply with nothing else to commit): the outbox in a transaction of its own. */

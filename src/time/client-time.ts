@@ -1,9 +1,10 @@
-import { formatHours, formatInstant } from './format'
+import { formatHours, formatInstant, type Zone } from './format'
 
 /**
- * Time zones offered to clients (a short list: a button per zone fits a Telegram keyboard); a client can pick no
- * other. The same list is what an admin picks the desk's zone from in /settings; a desk zone outside it comes only
- * from the config file. Index = the callback's argument, so the list only grows at the end.
+ * The default of the time zones a desk offers (rules.zones, src/config/rules.schema.ts; a desk changes its list in
+ * /settings → Desk rules): a short list, a button per zone fits a Telegram keyboard; a client can pick no other, and
+ * an admin picks the desk's zone from the desk's list. Index = the argument of the older `tz:set:<i>` buttons still
+ * in chats, so this list only grows at the end.
  */
 export const OFFERED_ZONES = [
   'Europe/Kaliningrad',
@@ -28,7 +29,7 @@ export const OFFERED_ZONES = [
 export function windowParams(
   c: { starts_at: Date | null; access_until: Date | null },
   o: { window_minutes: number; sla_minutes: number; lang: string },
-  zone: string,
+  zone: Zone,
 ): Record<string, string> {
   return {
     start: c.starts_at ? formatInstant(c.starts_at, zone, o.lang) : '—',

@@ -2,24 +2,57 @@ import { DateTime, IANAZone } from 'luxon'
 import { timeWord } from './words'
 
 /**
+ * The zone a reader sees times in. `own`: the reader chose it (a client's pick, src/clients/clients.service.ts
+ * clientZone), so a time in it names no zone. A plain zone id is a zone the reader may not live by (the desk's zone
+ * shown to a client who picked none): a time in it says the zone in words.
+ */
+export interface ReaderZone {
+  id: string
+  own: boolean
+}
+
+export type Zone = string | ReaderZone
+
+export function zoneId(zone: Zone): string {
+  return typeof zone === 'string' ? zone : zone.id
+}
+
+/**
+ * The zone staff read times in: the desk's, their own (they work its hours, and every staff text is in it), so a
+ * time in it names no zone. /settings is where the desk's zone is said (st-hours).
+ */
+export function staffZone(desk: { schedule: { timezone: string } }): ReaderZone {
+  return { id: desk.schedule.timezone, own: true }
+}
+
+/** Whether a time in `zone` names it: not when it is the reader's own. */
+export function namesZone(zone: Zone): boolean {
+  return typeof zone === 'string' || !zone.own
+}
+
+/**
  * Dates shown to people: in a zone (the client's choice, else the desk's), in their language, with the zone said
- * in words ("14:00 Moscow time" / «14:00 по Москве»; a zone without a name in the locale files: "UTC+5") so
- * "10:00" is never ambiguous and no zone id reaches a reader. `zone: false` leaves the zone out, for texts that say
- * it once for all their dates (a list, a card, a report).
+ * in words when it is not the reader's own ("14:00 Moscow time" / «14:00 по Москве»; a zone without a name in the
+ * locale files: "UTC+5") so "10:00" is never ambiguous and no zone id reaches a reader. In the reader's own zone
+ * (a ReaderZone with `own`: a client's pick, or the desk's zone for its staff, staffZone) the time stands alone:
+ * "14:00". `zone: false` leaves the zone out whatever it is: for texts that say it once for all their dates
+ * (/status, the transcript).
  */
 export interface InstantOptions {
   zone?: boolean
 }
 
-export function formatInstant(at: Date, zone: string, lang: string, opts: InstantOptions = {}): string {
-  const z = IANAZone.isValidZone(zone) ? zone : 'UTC'
+export function formatInstant(at: Date, zone: Zone, lang: string, opts: InstantOptions = {}): string {
+  const id = zoneId(zone)
+  const z = IANAZone.isValidZone(id) ? id : 'UTC'
   const d = DateTime.fromJSDate(at, { zone: z }).setLocale(lang === 'ru' ? 'ru' : 'en-GB')
   const text = d.toFormat('d MMM yyyy, HH:mm')
-  return opts.zone === false ? text : `${text} ${zoneIn(z, lang, at)}`
+  return opts.zone === false || !namesZone(zone) ? text : `${text} ${zoneIn(z, lang, at)}`
 }
 
-export function formatDate(at: Date, zone: string, lang: string): string {
-  const z = IANAZone.isValidZone(zone) ? zone : 'UTC'
+export function formatDate(at: Date, zone: Zone, lang: string): string {
+  const id = zoneId(zone)
+  const z = IANAZone.isValidZone(id) ? id : 'UTC'
   return DateTime.fromJSDate(at, { zone: z })
     .setLocale(lang === 'ru' ? 'ru' : 'en-GB')
     .toFormat('d MMM yyyy')

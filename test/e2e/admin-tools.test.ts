@@ -2,23 +2,29 @@ import type { User } from 'grammy/types'
 import { sql } from 'kysely'
 import { DateTime } from 'luxon'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { closeEarly } from '../../src/consultations/desk.service'
+import type { DeskConfig } from '../../src/config/schema'
+import { grantQuestions } from '../../src/consultations/admin-tools'
+import { closeEarly, setClientBan } from '../../src/consultations/desk.service'
 import { agreeStart } from '../../src/consultations/start.service'
 import { openDispute } from '../../src/disputes/disputes.service'
 import { handBackParked } from '../../src/jobs/handback'
-import { findTariff, snapshotTariff } from '../../src/orders/tariffs'
+import { findTariff } from '../../src/orders/tariffs'
 import { runReconciliation } from '../../src/payments/reconciliation'
+import { changeDesk } from '../../src/settings/settings'
 import { runDeadLetterWatch } from '../../src/telegram/private-alerts'
 import {
   ADMIN_ID,
+  consultationWithTopic,
   type DeskWorld,
   EXPERT_ID,
   eventually,
   inboxDrained,
   newClient,
   paidConsultation,
+  STAFF_CHAT_ID,
   startDeskWorld,
   TEST_BOT_ID,
+  waitingConsultation,
 } from '../support/fixtures'
 
 /**
@@ -28,6 +34,10 @@ import {
  */
 
 const REFUSED_RU = /Это могут делать только администраторы: здесь вы эксперт/
+const BEA_ID = 900005
+const NO_LONGER = /You are no longer an admin of this desk, so nothing was changed/
+/** The same in a topic, in the desk's language. */
+const NO_LONGER_RU = /Вы больше не администратор, поэтому ничего не изменилось/
 
 describe('admin tools from Telegram', () => {
   let w: DeskWorld
@@ -36,10 +46,52 @@ describe('admin tools from Telegram', () => {
       // One start a day on the quick tariff: the second start an admin gives on a day is over capacity.
       configure: (c) => {
         findTariff(c.desks[0]!, 'quick')!.dailyCapacity = 1
+        // A second admin, demoted and restored by the tests of the re-check in the write.
+        c.desks[0]!.staff.admins.push(BEA_ID)
       },
     })
   })
   afterAll(() => w?.stop())
+
+  /** An update parked in the inbox (its own chat), as one that failed its tries; /stuck offers it back. */
+  const parkUpdate = (update: number) =>
+    w.deps.db
+      .insertInto('inbox_update')
+      .values({
+        bot_id: TEST_BOT_ID,
+        update_id: update,
+        chat_key: `parked${update}`,
+        priority: 0,
+        kind: 'edited_message',
+        payload: JSON.stringify({ update_id: update }),
+        state: 'parked',
+        done_at: new Date(),
+      })
+      .execute()
+  const updateState = async (update: number) =>
+    (
+      await w.deps.db
+        .selectFrom('inbox_update')
+        .select('state')
+        .where('bot_id', '=', TEST_BOT_ID)
+        .where('update_id', '=', update)
+        .executeTakeFirstOrThrow()
+    ).state
+
+  /** A notify job that failed all its retries (a dead letter; handed back it sends its message): its id. */
+  const deadLetter = async (dedupeKey: string) =>
+    (
+      await sql<{
+        id: string
+      }>`insert into pgboss.job (name, data, state, dead_letter, retry_limit, retry_count,
+          completed_on) values ('tg.notify', ${JSON.stringify({
+            botId: TEST_BOT_ID,
+            chatId: ADMIN_ID,
+            lang: 'en',
+            key: 'adm-stuck-none',
+            dedupeKey,
+          })}::jsonb, 'failed', 'dead-letter', 5, 5, now()) returning id`.execute(w.deps.db)
+    ).rows[0]!.id
 
   /** The command sent, then the same update delivered again (Telegram's at-least-once), then handled. */
   async function twice(user: User, command: string, args: string) {
@@ -213,27 +265,9 @@ describe('admin tools from Telegram', () => {
 
   it('/startdate keeps "an administrator will offer you a start date": once per press, over a full day too', async () => {
     const desk = w.t.desk
-    const tariff = findTariff(desk, 'quick')!
     const waiting = async () => {
       const client = await newClient(w)
-      return w.deps.db.transaction().execute(async (trx) => {
-        const o = await trx
-          .insertInto('orders')
-          .values({
-            bot_id: desk.botId,
-            user_id: client.id,
-            ...snapshotTariff(desk, tariff, 'en'),
-            state: 'paid_waiting',
-            needs_start_date: true,
-          })
-          .returning('id')
-          .executeTakeFirstOrThrow()
-        await trx
-          .insertInto('consultation')
-          .values({ bot_id: desk.botId, order_id: o.id, user_id: client.id })
-          .execute()
-        return { client, orderId: o.id }
-      })
+      return { client, ...(await waitingConsultation(w, client, { needsStartDate: true })) }
     }
     const first = await waiting()
     const second = await waiting()
@@ -284,42 +318,11 @@ describe('admin tools from Telegram', () => {
 
   it('20 rounds: two admins agreeing a start and handing back one parked update at once act once each', async () => {
     const desk = w.t.desk
-    const tariff = findTariff(desk, 'quick')!
     for (let round = 0; round < 20; round++) {
-      const client = await newClient(w)
-      const orderId = await w.deps.db.transaction().execute(async (trx) => {
-        const o = await trx
-          .insertInto('orders')
-          .values({
-            bot_id: desk.botId,
-            user_id: client.id,
-            ...snapshotTariff(desk, tariff, 'en'),
-            state: 'paid_waiting',
-            needs_start_date: true,
-          })
-          .returning('id')
-          .executeTakeFirstOrThrow()
-        await trx
-          .insertInto('consultation')
-          .values({ bot_id: desk.botId, order_id: o.id, user_id: client.id })
-          .execute()
-        return o.id
-      })
+      const { orderId } = await waitingConsultation(w, await newClient(w), { needsStartDate: true })
       const at = new Date(Date.now() + (3 + round) * 86_400_000)
       const update = 991_000_000 + round
-      await w.deps.db
-        .insertInto('inbox_update')
-        .values({
-          bot_id: TEST_BOT_ID,
-          update_id: update,
-          chat_key: `race${round}`,
-          priority: 0,
-          kind: 'edited_message',
-          payload: JSON.stringify({ update_id: update }),
-          state: 'parked',
-          done_at: new Date(),
-        })
-        .execute()
+      await parkUpdate(update)
       const starts = await Promise.all(
         [1, 2].map((i) =>
           agreeStart(w.deps, desk, { orderId, actorId: ADMIN_ID, asAdmin: true, at, attempt: `race${i}` }),
@@ -332,9 +335,256 @@ describe('admin tools from Telegram', () => {
           handBackParked(w.deps.db, { botId: TEST_BOT_ID, updateId: update, actorId: ADMIN_ID }),
         ),
       )
-      expect(backs.filter(Boolean).length, `round ${round}`).toBe(1)
+      expect(backs.filter((b) => b === 'handed-back').length, `round ${round}`).toBe(1)
       expect(await audits('intake.handed_back', update)).toBe(1)
     }
+  })
+
+  /** Bea moved from the admins to the experts (or back), as the owner's /staff would do it. */
+  const demoteBea = (doc: DeskConfig) => {
+    doc.staff.admins = doc.staff.admins.filter((id) => id !== BEA_ID)
+    doc.staff.experts = [...doc.staff.experts.filter((id) => id !== BEA_ID), BEA_ID]
+  }
+  const promoteBea = (doc: DeskConfig) => {
+    doc.staff.experts = doc.staff.experts.filter((id) => id !== BEA_ID)
+    doc.staff.admins = [...doc.staff.admins.filter((id) => id !== BEA_ID), BEA_ID]
+  }
+  /** What the audit holds as done by Bea. */
+  const auditedByBea = () =>
+    w.deps.db.selectFrom('audit_log').select('action').where('actor_id', '=', BEA_ID).execute()
+
+  /**
+   * The desk's row changed without a new version or a notification: this process's desk object (what the press-time
+   * check reads) still shows the old staff, as it does for the moment between another process's commit and its
+   * notification. Only the write's own check can see it.
+   */
+  async function editRowQuietly(edit: (doc: DeskConfig) => void) {
+    const row = await w.deps.db
+      .selectFrom('desk_settings')
+      .select('doc')
+      .where('bot_id', '=', TEST_BOT_ID)
+      .executeTakeFirstOrThrow()
+    const doc = row.doc as DeskConfig
+    edit(doc)
+    await w.deps.db
+      .updateTable('desk_settings')
+      .set({ doc: JSON.stringify(doc) })
+      .where('bot_id', '=', TEST_BOT_ID)
+      .execute()
+  }
+
+  it('an admin demoted after the command or button was shown changes nothing and is told so, for every tool', async () => {
+    const bea = w.tg.user({ id: BEA_ID, first_name: 'Bea', language_code: 'en' })
+    const desk = w.t.desk
+    // What Bea was shown while still an admin: a start to confirm, the banned list, the stuck work.
+    const open = await paidConsultation(w)
+    const closed = await paidConsultation(w)
+    await closeEarly(w.deps, desk, { consultationId: closed.consultationId, actorId: ADMIN_ID })
+    const client = await newClient(w)
+    const banned = await newClient(w)
+    await setClientBan(w.deps, desk, { userId: banned.id, actorId: ADMIN_ID, banned: true })
+    const { orderId } = await waitingConsultation(w, client, { needsStartDate: true })
+    const day = DateTime.now().setZone(desk.schedule.timezone).plus({ days: 4 }).toFormat('yyyy-MM-dd')
+    const s0 = w.tg.mark()
+    await w.tg.push(TEST_BOT_ID, w.tg.command(bea, '/startdate', `${orderId} ${day} 10:00`))
+    const confirm = await w.tg.waitForSent(BEA_ID, new RegExp(`Start order ${orderId} `), { since: s0 })
+    const startData = (confirm.message.reply_markup!.inline_keyboard[0]![0]! as { callback_data: string })
+      .callback_data
+    const update = 992_000_001
+    await parkUpdate(update)
+    const job = await deadLetter('test:dead:demoted')
+
+    await editRowQuietly(demoteBea)
+    try {
+      // Typed commands: each passes the press-time check (the desk object still says admin) and is refused in the write.
+      for (const [cmd, args] of [
+        ['/grant', `${open.consultationId} 2`],
+        ['/reopen', `${closed.consultationId}`],
+        ['/write', `${client.id} Hello from a former admin`],
+        ['/tz', `${client.id} Asia/Tbilisi`],
+        ['/ban', `${client.id}`],
+      ] as const) {
+        const since = await twice(bea, cmd, args)
+        const m = await w.tg.waitForSent(BEA_ID, NO_LONGER, { since })
+        expect(m.text, cmd).toMatch(NO_LONGER)
+      }
+      // Old buttons.
+      for (const data of [startData, `adm:ub:${banned.id}`, `adm:pk:${update}`, `adm:dl:${job}`]) {
+        const since = w.tg.mark()
+        const a = await press(bea, data, confirm.message_id)
+        await inboxDrained(w.deps.db)
+        const edited = w.tg
+          .callsTo('editMessageText', { chat_id: BEA_ID })
+          .filter((c) => c.at >= since)
+          .map((c) => String(c.payload.text))
+        expect(
+          [a.text ?? '', ...edited].some((t) => NO_LONGER.test(t)),
+          data,
+        ).toBe(true)
+      }
+
+      // Nothing changed, nothing audited, nothing told.
+      expect(await appealsGranted(open.consultationId)).toBe(3)
+      const c = await w.deps.db
+        .selectFrom('consultation')
+        .select('state')
+        .where('id', '=', closed.consultationId)
+        .executeTakeFirstOrThrow()
+      expect(c.state).toBe('closed')
+      const cl = await w.deps.db
+        .selectFrom('client')
+        .select(['user_id', 'time_zone', 'banned_at'])
+        .where('user_id', 'in', [client.id, banned.id])
+        .orderBy('user_id')
+        .execute()
+      expect(cl.find((x) => x.user_id === client.id)).toMatchObject({ time_zone: null, banned_at: null })
+      expect(cl.find((x) => x.user_id === banned.id)!.banned_at).not.toBeNull()
+      const order = await w.deps.db
+        .selectFrom('orders')
+        .select('needs_start_date')
+        .where('id', '=', orderId)
+        .executeTakeFirstOrThrow()
+      expect(order.needs_start_date).toBe(true)
+      expect(await updateState(update)).toBe('parked')
+      const jobState = await sql<{
+        state: string
+      }>`select state from pgboss.job where id = ${job}::uuid`.execute(w.deps.db)
+      expect(jobState.rows[0]!.state).toBe('failed')
+      expect(await auditedByBea()).toEqual([])
+      await eventually(async () => (await pendingJobs()) === 0, 'the outbox to settle')
+      expect(w.tg.sentTo(client.id, { since: s0 })).toEqual([])
+    } finally {
+      await editRowQuietly(promoteBea)
+    }
+  })
+
+  it('an admin demoted after the command arrived: /extend, /ban and /unban in a topic change nothing and say so', async () => {
+    const bea = w.tg.user({ id: BEA_ID, first_name: 'Bea', language_code: 'en' })
+    const desk = w.t.desk
+    const free = await consultationWithTopic(w, { language_code: 'en' })
+    const held = await consultationWithTopic(w, { language_code: 'en' })
+    await setClientBan(w.deps, desk, { userId: held.client.id, actorId: ADMIN_ID, banned: true })
+    const state = () =>
+      w.deps.db
+        .selectFrom('consultation')
+        .innerJoin('client', (j) =>
+          j
+            .onRef('client.user_id', '=', 'consultation.user_id')
+            .onRef('client.bot_id', '=', 'consultation.bot_id'),
+        )
+        .select(['consultation.id', 'consultation.access_until', 'client.banned_at', 'client.banned_by'])
+        .where('consultation.id', 'in', [free.consultationId, held.consultationId])
+        .orderBy('consultation.id')
+        .execute()
+    const before = await state()
+    const s0 = w.tg.mark()
+
+    await editRowQuietly(demoteBea)
+    try {
+      // Each passes the check on arrival (this process's desk still says admin) and is refused in the write.
+      for (const [route, cmd] of [
+        [free.route, '/extend 2'],
+        [free.route, '/ban'],
+        [held.route, '/unban'],
+      ] as const) {
+        const since = w.tg.mark()
+        const sent = await w.tg.push(
+          TEST_BOT_ID,
+          w.tg.groupTopicMessage(STAFF_CHAT_ID, route.message_thread_id, bea, cmd),
+        )
+        const m = await w.tg.waitForSent(STAFF_CHAT_ID, NO_LONGER_RU, {
+          since,
+          threadId: route.message_thread_id,
+        })
+        expect(m.text, cmd).toMatch(NO_LONGER_RU)
+        await w.tg.redeliver(TEST_BOT_ID, sent)
+        await inboxDrained(w.deps.db)
+      }
+      await eventually(async () => (await pendingJobs()) === 0, 'the outbox to settle')
+
+      // Nothing changed, nothing audited, the clients told nothing, the topics only the refusal.
+      expect(await state()).toEqual(before)
+      expect(await auditedByBea()).toEqual([])
+      expect(w.tg.sentTo(free.client.id, { since: s0 })).toEqual([])
+      expect(w.tg.sentTo(held.client.id, { since: s0 })).toEqual([])
+      for (const route of [free.route, held.route]) {
+        const said = w.tg
+          .sentTo(STAFF_CHAT_ID, { since: s0, threadId: route.message_thread_id })
+          .map((m) => m.text ?? '')
+        expect(said.filter((t) => !NO_LONGER_RU.test(t))).toEqual([])
+      }
+    } finally {
+      await editRowQuietly(promoteBea)
+    }
+  })
+
+  it('20 rounds: a demotion committed at the same moment as a press and a grant: each write either came first or was refused', async () => {
+    const bea = w.tg.user({ id: BEA_ID, first_name: 'Bea', language_code: 'en' })
+    const { consultationId } = await paidConsultation(w)
+    const writes = { pressed: 0, pressRefused: 0, granted: 0, grantRefused: 0 }
+    for (let round = 0; round < 20; round++) {
+      const update = 993_000_000 + round
+      await parkUpdate(update)
+      const u = w.tg.callback(bea, `adm:pk:${update}`, undefined, { chatId: BEA_ID })
+      const granted = await appealsGranted(consultationId)
+      const [demoted, , grant] = await Promise.all([
+        changeDesk(w.deps.db, TEST_BOT_ID, { userId: ADMIN_ID, source: 'telegram' }, 'any', demoteBea),
+        w.tg.push(TEST_BOT_ID, u),
+        grantQuestions(w.deps, w.t.desk, {
+          consultationId,
+          count: 1,
+          actorId: BEA_ID,
+          actorLabel: 'Bea',
+          updateId: 994_000_000 + round,
+        }),
+      ])
+      const answer = (await w.tg.waitFor('answerCallbackQuery', { callback_query_id: u.callback_query!.id }))
+        .payload
+      // The demotion's audit row is written under the desk row's update lock, after every write that held the
+      // row's share lock had committed: a write that went ahead has the smaller id.
+      const demotion = await w.deps.db
+        .selectFrom('audit_log')
+        .select('id')
+        .where('action', '=', 'settings.changed')
+        .where(sql`details->>'to'`, '=', String(demoted.version))
+        .executeTakeFirstOrThrow()
+      const auditOf = (action: string, subject: number) =>
+        w.deps.db
+          .selectFrom('audit_log')
+          .select('id')
+          .where('action', '=', action)
+          .where('subject_id', '=', String(subject))
+          .where('actor_id', '=', BEA_ID)
+          .execute()
+
+      const back = await auditOf('intake.handed_back', update)
+      if (/is handed back/.test(answer.text ?? '')) {
+        writes.pressed++
+        expect(back, `round ${round}`).toHaveLength(1)
+        expect(Number(back[0]!.id), `round ${round}`).toBeLessThan(Number(demotion.id))
+        expect(await updateState(update)).not.toBe('parked')
+      } else {
+        writes.pressRefused++
+        expect(answer.text, `round ${round}`).toMatch(/no longer an admin|Only the desk's admins/)
+        expect(back, `round ${round}`).toEqual([])
+        expect(await updateState(update), `round ${round}`).toBe('parked')
+      }
+
+      const grants = await auditOf('consultation.questions_granted', consultationId)
+      const last = grants.at(-1)
+      if (grant.status === 'granted') {
+        writes.granted++
+        expect(Number(last!.id), `round ${round}`).toBeLessThan(Number(demotion.id))
+        expect(await appealsGranted(consultationId)).toBe(granted + 1)
+      } else {
+        writes.grantRefused++
+        expect(grant.status, `round ${round}`).toBe('forbidden')
+        expect(last === undefined || Number(last.id) < Number(demotion.id), `round ${round}`).toBe(true)
+        expect(await appealsGranted(consultationId)).toBe(granted)
+      }
+      await changeDesk(w.deps.db, TEST_BOT_ID, { userId: ADMIN_ID, source: 'telegram' }, 'any', promoteBea)
+    }
+    console.log('demotion vs press and grant, 20 rounds:', writes)
   })
 
   it('/stuck hands a parked update and a dead letter back once each; the admins are told of the dead letter once', async () => {
@@ -357,19 +607,7 @@ describe('admin tools from Telegram', () => {
         done_at: new Date(),
       })
       .execute()
-    // A notify job that failed all its retries; handed back it sends its message.
-    const job = (
-      await sql<{
-        id: string
-      }>`insert into pgboss.job (name, data, state, dead_letter, retry_limit, retry_count,
-          completed_on) values ('tg.notify', ${JSON.stringify({
-            botId: TEST_BOT_ID,
-            chatId: ADMIN_ID,
-            lang: 'en',
-            key: 'adm-stuck-none',
-            dedupeKey: 'test:dead:1',
-          })}::jsonb, 'failed', 'dead-letter', 5, 5, now()) returning id`.execute(w.deps.db)
-    ).rows[0]!.id
+    const job = await deadLetter('test:dead:1')
 
     const s0 = w.tg.mark()
     expect(await runDeadLetterWatch(w.deps)).toBeGreaterThanOrEqual(1)
@@ -395,17 +633,7 @@ describe('admin tools from Telegram', () => {
     expect((await press(w.admin, `adm:pk:${update}`, list.message_id)).text).toMatch(/is handed back/)
     expect((await press(w.admin, `adm:pk:${update}`, list.message_id)).text).toMatch(/not parked any more/)
     expect(await audits('intake.handed_back', update)).toBe(1)
-    await eventually(
-      async () =>
-        (
-          await w.deps.db
-            .selectFrom('inbox_update')
-            .select('state')
-            .where('update_id', '=', update)
-            .executeTakeFirstOrThrow()
-        ).state === 'done',
-      'the handed-back update handled',
-    )
+    await eventually(async () => (await updateState(update)) === 'done', 'the handed-back update handled')
 
     const s2 = w.tg.mark()
     expect((await press(w.admin, `adm:dl:${job}`, list.message_id)).text).toMatch(

@@ -1,4 +1,8 @@
+import { sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { handleCommandsJob, queueDeskCommands } from '../../src/bot/commands'
+import type { Deps } from '../../src/deps'
+import { JobDeferred } from '../../src/jobs/queue'
 import { changeDesk } from '../../src/settings/settings'
 import {
   ADMIN_ID,
@@ -101,5 +105,77 @@ describe('command menus by scope', () => {
     expect(w.tg.menu(TEST_BOT_ID, { type: 'chat', chat_id: 900777 }, 'en')).toEqual([])
     const client = w.tg.user({ language_code: 'en' })
     expect(w.tg.menu(TEST_BOT_ID, { type: 'chat', chat_id: client.id }, 'en')).toEqual([])
+  })
+
+  it('a desk that stops speaking English keeps no English menu: an English client sees the default, in Russian', async () => {
+    const clients = { type: 'all_private_chats' }
+    expect(w.tg.menu(TEST_BOT_ID, clients, 'en')).toContain('tariffs')
+    // The run the staff change above queued has gone through every scope (what it sets before the change is its own).
+    await eventually(async () => {
+      const { rows } = await sql<{ n: number }>`
+        select count(*)::int as n from pgboss.job where name = 'bot.commands' and state < 'completed'`.execute(
+        w.deps.db,
+      )
+      return rows[0]!.n === 0
+    }, 'no menu run going')
+    const since = w.tg.mark()
+    await changeDesk(w.deps.db, TEST_BOT_ID, { userId: ADMIN_ID, source: 'telegram' }, 'any', (d) => {
+      d.rules = { ...d.rules, languages: ['ru'] }
+    })
+    // Every scope's English menu deleted (the job goes through the scopes one after another).
+    const staffGroup = { type: 'chat', chat_id: STAFF_CHAT_ID }
+    await eventually(
+      async () =>
+        [clients, staffGroup].every(
+          (scope) => w.tg.callsTo('deleteMyCommands', { scope, language_code: 'en' }, { since }).length > 0,
+        ),
+      'the English menus deleted',
+    )
+    expect(w.tg.menu(TEST_BOT_ID, clients, 'en')).toEqual([])
+    expect(w.tg.menu(TEST_BOT_ID, staffGroup, 'en')).toEqual([])
+    // Set again after the change: no English menu anywhere, the default one in the desk's language.
+    expect(w.tg.callsTo('setMyCommands', { language_code: 'en' }, { since })).toEqual([])
+    const byDefault = w.tg
+      .callsTo('setMyCommands', (p) => p.scope?.type === 'all_private_chats' && !p.language_code, { since })
+      .at(-1)
+    const tariffs = (
+      byDefault!.payload as { commands: { command: string; description: string }[] }
+    ).commands.find((c) => c.command === 'tariffs')
+    expect(tariffs?.description).toMatch(/[а-яё]/i)
+  })
+
+  it('a run whose menus change while it goes stops there (the change queued its own); a worker behind the change waits', async () => {
+    const desk = w.deps.desk(TEST_BOT_ID)
+    const languages = [...desk.rules.languages]
+    const calls: string[] = []
+    const api = new Proxy(
+      {},
+      {
+        get: (_t, method: string) => async () => {
+          calls.push(method)
+          if (calls.length !== 3) return true
+          // Mid-run the owner changes the languages; this process's desk takes the change right after the commit.
+          await changeDesk(w.deps.db, TEST_BOT_ID, { userId: ADMIN_ID, source: 'telegram' }, 'any', (d) => {
+            d.rules = { ...d.rules, languages: languages.length === 1 ? ['ru', 'en'] : ['ru'] }
+          })
+          await eventually(async () => desk.rules.languages.length !== languages.length, 'the change applied')
+          return true
+        },
+      },
+    )
+    const deps = { ...w.deps, api: () => api } as unknown as Deps
+    await handleCommandsJob(deps, { botId: TEST_BOT_ID })
+    expect(calls).toHaveLength(3)
+
+    const ahead = { botId: TEST_BOT_ID, version: (desk.settingsVersion ?? 0) + 1 }
+    await expect(handleCommandsJob(deps, ahead)).rejects.toBeInstanceOf(JobDeferred)
+    expect(calls).toHaveLength(3)
+
+    // Every bot process sees the change and queues the run: one job for the version all the same.
+    await queueDeskCommands(w.deps, desk)
+    await queueDeskCommands(w.deps, desk)
+    const { rows } = await sql<{ n: number }>`select count(*)::int as n from pgboss.job
+      where name = 'bot.commands' and (data->>'version')::int = ${desk.settingsVersion!}`.execute(w.deps.db)
+    expect(rows[0]!.n).toBe(1)
   })
 })

@@ -2,9 +2,10 @@ import { existsSync } from 'node:fs'
 import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
-import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core'
+import { type Browser, type BrowserContext, chromium, type Locator, type Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { editDesk } from '../../src/settings/edit'
+import { PLAN_FIELDS, RULE_FIELDS } from '../../src/settings/fields'
 import { readDesk } from '../../src/settings/settings'
 import { setOwnName } from '../../src/setup/staff-admin'
 import { buildDashboardWeb } from '../../web/build'
@@ -12,6 +13,7 @@ import { launchHash, signInitData, tamper } from '../support/dashboard'
 import { type DashboardSeed, seedDashboard } from '../support/dashboard-seed'
 import { ADMIN_ID, type DeskWorld, EXPERT_ID, startDeskWorld, TEST_BOT_ID } from '../support/fixtures'
 import { buy } from './payments-support'
+import { subscribeLink } from './subscriptions-support'
 
 /**
  * The dashboard in a real browser: Debian's Chromium (headless, driven by playwright-core), a phone-sized screen,
@@ -348,6 +350,55 @@ describe('the dashboard in Chromium', () => {
       (await readDesk(w.deps.db, TEST_BOT_ID))!.doc.tariffs.find((t) => t.code === 'quick')!.priceStars,
     ).toBe(444)
     await shot(page, 'settings-conflict')
+    await page.close()
+  })
+
+  it('settings: an admin creates a support plan in the page, sees it listed, a client can buy it; paused from the page', async () => {
+    const page = await open(initData(ADMIN_ID))
+    await page.click('[data-tab="settings"]')
+    const plans = page.locator('section[data-section="plans"]')
+    await plans.locator('button[data-action="new-plan"]').click()
+    const form = plans.locator('form[data-form="new-plan"]')
+    const fill = async (values: Record<string, string>) => {
+      for (const [name, value] of Object.entries(values))
+        await form.locator(`input[name="${name}"]`).fill(value)
+    }
+    // A price over Telegram's limit for subscriptions: refused naming the field, nothing written.
+    const v = (await readDesk(w.deps.db, TEST_BOT_ID))!.version
+    await fill({ code: 'gold', title: 'Gold', priceStars: '20000', questions: '4', slaBusinessHours: '6' })
+    await form.locator('button[type="submit"]').click()
+    await page.locator('[data-settings-notice="invalid"]').waitFor()
+    expect(await page.locator('[data-settings-notice]').textContent()).toMatch(
+      /^Price, ⭐ was not accepted: /,
+    )
+    expect((await readDesk(w.deps.db, TEST_BOT_ID))!.version).toBe(v)
+    await fill({ priceStars: '700' })
+    await form.locator('button[type="submit"]').click()
+    await page.locator('[data-settings-notice="done"]').waitFor()
+    const item = plans.locator('[data-plan="gold"]')
+    await item.waitFor()
+    expect(await item.locator('b').textContent()).toBe('Gold')
+    expect(await item.locator('form[data-field="plan:gold:priceStars"] input').inputValue()).toBe('700')
+    expect(await item.locator('form[data-field="plan:gold:refundPolicy"] input').inputValue()).toBe(
+      'keep_used',
+    )
+    const gold = (await readDesk(w.deps.db, TEST_BOT_ID))!.doc.plans.find((p) => p.code === 'gold')!
+    const client = w.tg.user({ first_name: 'Olga', language_code: 'en' })
+    expect((await subscribeLink(w, client, gold)).amount).toBe(700)
+    await shot(page, 'settings-plan')
+    // The plan's fields and the desk's rules in the chat's order (the page draws them from the settings it is sent).
+    const names = (where: Locator) =>
+      where.locator('form[data-field]').evaluateAll((fs) => fs.map((f) => f.getAttribute('data-field')))
+    expect(await names(item)).toEqual(PLAN_FIELDS.map((f) => `plan:gold:${f}`))
+    expect(await names(page.locator('section[data-section="rules"]'))).toEqual(
+      RULE_FIELDS.map((f) => `rule:${f}`),
+    )
+    // Paused from the page: the badge says so, and the plan is off sale.
+    await item.locator('button[data-action="pause"]').click()
+    await expect.poll(() => plans.locator('[data-plan="gold"] .badge').textContent()).toBe('paused')
+    expect((await readDesk(w.deps.db, TEST_BOT_ID))!.doc.plans.find((p) => p.code === 'gold')!.paused).toBe(
+      true,
+    )
     await page.close()
   })
 

@@ -1,20 +1,25 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { InviteDto, SettingsDto } from '../../src/dashboard/settings.model'
+import { PLAN_FIELDS, RULE_FIELDS } from '../../src/settings/fields'
 import { readDesk } from '../../src/settings/settings'
 import { signInitData } from '../support/dashboard'
-import { EXPERT_ID, startDeskWorld, type World } from '../support/fixtures'
+import { type DeskWorld, EXPERT_ID, eventually, startDeskWorld } from '../support/fixtures'
 import { ADMIN_ID, buy, preCheckout, TEST_BOT_ID } from './payments-support'
-import { plan } from './subscriptions-support'
+import { EDITED_POLICIES } from './settings-support'
+import { plan, subscribe, subscribeLink } from './subscriptions-support'
 
 /**
  * The dashboard's settings pages through its JSON API (issue 24, part 5) on the real app and database: the owner
  * and admins edit the desk with the chat's own services (validated, version-checked, audited, seen by clients at
- * once); experts are refused; a stale page is told and shown the current value; bad input names the field.
+ * once); experts are refused; a stale page is told and shown the current value; bad input names the field. The
+ * rest of the chat's settings too: plans created (then bought) and deleted (refused with current subscribers), a
+ * tariff's capacity (enforced at the next pre-checkout), slots, policies and top-ups, a plan's answer time and
+ * refund policy, anti-flood and days off.
  */
 
 const TOKEN = `${TEST_BOT_ID}:${'T'.repeat(35)}`
 const ADMIN2_ID = 900_003
-let w: World
+let w: DeskWorld
 let base: string
 
 beforeAll(async () => {
@@ -61,6 +66,21 @@ describe('settings pages: who', () => {
       ['settings/zone', { version: v, zone: 'Europe/Samara' }],
       ['settings/invites', { role: 'expert', uses: 1 }],
       [`settings/staff/${ADMIN2_ID}`, { version: v, action: 'remove' }],
+      [
+        'settings/plans',
+        { version: v, code: 'x', title: 'X', priceStars: 100, questions: 1, slaBusinessHours: 4 },
+      ],
+      ['settings/plans/basic/delete', { version: v }],
+      [
+        'settings/field',
+        { version: v, target: { kind: 'tariff', code: 'quick', field: 'dailyCapacity' }, value: '1' },
+      ],
+      [
+        'settings/field',
+        { version: v, target: { kind: 'plan', code: 'basic', field: 'refundPolicy' }, value: 'revoke_now' },
+      ],
+      ['settings/field', { version: v, target: { kind: 'antiFlood' }, value: '5' }],
+      ['settings/field', { version: v, target: { kind: 'daysOff', userId: EXPERT_ID }, value: 'sat' }],
     ]
     for (const [path, body] of calls) {
       const r = await call(path, EXPERT_ID, body)
@@ -81,6 +101,269 @@ describe('settings pages: who', () => {
     expect(s.staff[0]).toMatchObject({ id: ADMIN_ID, role: 'owner' })
     expect(s.staff.find((x) => x.id === EXPERT_ID)?.role).toBe('expert')
     expect((await call('settings', ADMIN2_ID)).body.owner).toBe(false)
+  })
+})
+
+/** A field typed in the page, with the settings version it was drawn from (the current one unless given). */
+async function setField(target: unknown, value: string, who = ADMIN_ID, version?: number) {
+  return call('settings/field', who, { version: version ?? (await settings()).version, target, value })
+}
+
+/** The last settings.changed audit row. */
+const lastAudit = () =>
+  w.deps.db
+    .selectFrom('audit_log')
+    .select(['actor_id', 'details'])
+    .where('action', '=', 'settings.changed')
+    .orderBy('id', 'desc')
+    .executeTakeFirstOrThrow()
+
+describe("settings pages: the rest of the chat's settings", () => {
+  it('a plan created in the page is sold at once (its link at its price); bad fields named; a stale page 409', async () => {
+    const v = (await settings()).version
+    const body = {
+      version: v,
+      code: 'gold',
+      title: 'Gold',
+      priceStars: 700,
+      questions: 4,
+      slaBusinessHours: 6,
+    }
+    const bad = await call('settings/plans', ADMIN_ID, {
+      ...body,
+      code: 'Gold!',
+      priceStars: 20000,
+      questions: 0,
+    })
+    expect(bad.status).toBe(400)
+    expect(bad.body.issues.map((i: { field: string }) => i.field).sort()).toEqual([
+      'code',
+      'priceStars',
+      'questions',
+    ])
+    expect((await settings()).version).toBe(v)
+
+    const r = await call('settings/plans', ADMIN_ID, body)
+    expect(r.status, JSON.stringify(r.body)).toBe(200)
+    expect(r.body.settings.plans.find((p: { code: string }) => p.code === 'gold')).toMatchObject({
+      title: { en: 'Gold' },
+      priceStars: 700,
+      questions: 4,
+      paused: false,
+      fields: { slaBusinessHours: '6', refundPolicy: 'keep_used' },
+    })
+    expect((await lastAudit()).details).toMatchObject({ source: 'dashboard', from: v, to: v + 1 })
+    const gold = (await settings()).doc.plans.find((p) => p.code === 'gold')!
+    const client = w.tg.user({ first_name: 'Gil', language_code: 'en' })
+    const link = await subscribeLink(w, client, gold)
+    expect(link).toMatchObject({ amount: 700, currency: 'XTR', subscription_period: 2592000 })
+
+    // The same code again, now taken: refused naming it; sent from the page drawn before the plan existed: 409.
+    const again = await call('settings/plans', ADMIN_ID, { ...body, version: v + 1, title: 'Again' })
+    expect(again.status).toBe(400)
+    expect(again.body.issues[0]).toMatchObject({ field: 'code', message: 'already used' })
+    const stale = await call('settings/plans', ADMIN_ID, { ...body, title: 'Again' })
+    expect(stale.status).toBe(409)
+    expect(stale.body.settings.version).toBe(v + 1)
+    const staleNew = await call('settings/plans', ADMIN_ID, { ...body, code: 'bronze' })
+    expect(staleNew.status).toBe(409)
+    expect((await settings()).version).toBe(v + 1)
+  })
+
+  it('a plan with a current subscriber is not deleted (409, their number); one without is; a stale page 409', async () => {
+    const client = w.tg.user({ first_name: 'Hal', language_code: 'en' })
+    await subscribe(w, client, (await settings()).doc.plans.find((p) => p.code === 'gold')!)
+    let v = (await settings()).version
+    const live = await call('settings/plans/gold/delete', ADMIN_ID, { version: v })
+    expect(live.status).toBe(409)
+    expect(live.body).toMatchObject({ error: 'refused', reason: 'live-subscribers', count: 1 })
+    expect(live.body.settings.version).toBe(v)
+    expect((await settings()).doc.plans.some((p) => p.code === 'gold')).toBe(true)
+
+    const c = await call('settings/plans', ADMIN_ID, {
+      version: v,
+      code: 'silver',
+      title: 'Silver',
+      priceStars: 300,
+      questions: 2,
+      slaBusinessHours: 8,
+    })
+    expect(c.status).toBe(200)
+    expect((await call('settings/plans/silver/delete', ADMIN_ID, { version: v })).status).toBe(409)
+    v = c.body.settings.version
+    const d = await call('settings/plans/silver/delete', ADMIN_ID, { version: v })
+    expect(d.status).toBe(200)
+    expect(d.body.settings.plans.map((p: { code: string }) => p.code)).not.toContain('silver')
+    expect((await settings()).doc.plans.some((p) => p.code === 'silver')).toBe(false)
+    expect(await lastAudit()).toMatchObject({
+      actor_id: ADMIN_ID,
+      details: { source: 'dashboard', from: v, to: v + 1 },
+    })
+    const gone = await call('settings/plans/silver/delete', ADMIN_ID, { version: v + 1 })
+    expect(gone.status).toBe(404)
+  })
+
+  it("a tariff's capacity changed in the page is what the next pre-checkout enforces; bad values named", async () => {
+    const v = (await settings()).version
+    const c = await call('settings/tariffs', ADMIN_ID, {
+      version: v,
+      code: 'solo',
+      title: 'Solo',
+      priceStars: 150,
+      windowHours: 24,
+      appeals: 2,
+      slaBusinessHours: 4,
+      startMode: 'immediate',
+    })
+    expect(c.status).toBe(200)
+    const cap = { kind: 'tariff', code: 'solo', field: 'dailyCapacity' }
+    for (const bad of ['0', '1.5', 'one']) {
+      const r = await setField(cap, bad)
+      expect(r.status, bad).toBe(400)
+      expect(r.body.issues[0].field, bad).toBe('dailyCapacity')
+    }
+    const one = await setField(cap, '1')
+    expect(one.status).toBe(200)
+    expect(
+      one.body.settings.tariffs.find((t: { code: string }) => t.code === 'solo').fields.dailyCapacity,
+    ).toBe('1')
+    const [a, b] = [w.tg.user({ language_code: 'en' }), w.tg.user({ language_code: 'en' })]
+    const ia = await buy(w, a, 'solo')
+    const ib = await buy(w, b, 'solo')
+    expect((await preCheckout(w, a, ia)).ok).toBe(true)
+    expect((await preCheckout(w, b, ib)).error_message).toMatch(/All places for this start are taken/)
+    expect((await setField(cap, '2')).status).toBe(200)
+    // Raised while the day's places are open: topped up at the next hold.
+    const again = await preCheckout(w, b, ib)
+    expect(again.error_message).toBeUndefined()
+    expect(again.ok).toBe(true)
+
+    // A stale page: 409 with the value now.
+    const stale = await setField(cap, '5', ADMIN_ID, v)
+    expect(stale.status).toBe(409)
+    expect(stale.body).toMatchObject({ error: 'conflict', current: '2' })
+  })
+
+  it("a tariff's start times, clients per start, policies and top-ups; a plan's answer time and refund policy", async () => {
+    const t = (field: string) => ({ kind: 'tariff', code: 'solo', field })
+    const p = (field: string) => ({ kind: 'plan', code: 'gold', field })
+    const refused: [unknown, string, string][] = [
+      [t('slots'), 'tomorrow', 'slots'],
+      [t('slotCapacity'), '0', 'slotCapacity'],
+      [t('breachPolicy'), 'extend', 'breachPolicy'],
+      [t('refundPolicy'), 'maybe', 'refundPolicy'],
+      [t('topUps'), '2 bananas 5', 'topUps'],
+      [t('slaBusinessHours'), '0', 'slaBusinessHours'],
+      [p('slaBusinessHours'), 'soon', 'slaBusinessHours'],
+      [p('refundPolicy'), 'deliver', 'refundPolicy'],
+    ]
+    const v = (await settings()).version
+    for (const [target, value, field] of refused) {
+      const r = await setField(target, value)
+      expect(r.status, value).toBe(400)
+      expect(r.body.issues[0].field, value).toBe(field)
+    }
+    expect((await settings()).version).toBe(v)
+
+    const saved: [unknown, string][] = [
+      [t('slotCapacity'), '3'],
+      [t('breachPolicy'), 'extend 2'],
+      [t('refundPolicy'), 'stop'],
+      [t('topUps'), '2 questions 100, 1 hour 60'],
+      [t('slaBusinessHours'), '2.5'],
+      [p('slaBusinessHours'), '3'],
+      [p('refundPolicy'), 'revoke_now'],
+    ]
+    let s: SettingsDto | undefined
+    for (const [target, value] of saved) {
+      const r = await setField(target, value)
+      expect(r.status, `${value}: ${JSON.stringify(r.body)}`).toBe(200)
+      s = r.body.settings
+    }
+    expect(s!.tariffs.find((x) => x.code === 'solo')!.fields).toMatchObject({
+      breachPolicy: 'extend 2',
+      topUps: '2 questions 100, 1 hour 60',
+    })
+    expect((await settings()).doc.tariffs.find((x) => x.code === 'solo')).toMatchObject({
+      slotCapacity: 3,
+      slaBusinessHours: 2.5,
+      ...EDITED_POLICIES,
+    })
+    expect((await settings()).doc.plans.find((x) => x.code === 'gold')).toMatchObject({
+      slaBusinessHours: 3,
+      refundPolicy: 'revoke_now',
+    })
+    // Every process's desk follows (this one at once, the others on the notification).
+    expect(w.deps.desk(TEST_BOT_ID).tariffs.find((x) => x.code === 'solo')!.refundPolicy).toBe('stop')
+    expect((await lastAudit()).details).toMatchObject({ source: 'dashboard' })
+  })
+
+  it('anti-flood and days off: bad values named, a stale page 409, good ones taken by the desk', async () => {
+    const v = (await settings()).version
+    const af = await setField({ kind: 'antiFlood' }, '2000')
+    expect(af.status).toBe(400)
+    expect(af.body.issues[0].field).toBe('antiFlood')
+    const off = await setField({ kind: 'daysOff', userId: EXPERT_ID }, 'funday')
+    expect(off.status).toBe(400)
+    expect(off.body.issues[0].field).toBe('daysOff')
+    expect((await settings()).version).toBe(v)
+
+    const a = await setField({ kind: 'antiFlood' }, '5')
+    expect(a.status).toBe(200)
+    expect(a.body.settings.antiFlood).toBe('5')
+    const d = await setField({ kind: 'daysOff', userId: EXPERT_ID }, 'sat, 2027-01-07')
+    expect(d.status).toBe(200)
+    expect(d.body.settings.staff.find((x: { id: number }) => x.id === EXPERT_ID).daysOff).toBe(
+      'sat, 2027-01-07',
+    )
+    expect((await settings()).doc.antiFlood).toEqual({ perMinute: 5 })
+    expect((await settings()).doc.expertSettings.daysOff[String(EXPERT_ID)]).toEqual(['sat', '2027-01-07'])
+    await eventually(async () => w.deps.desk(TEST_BOT_ID).antiFlood?.perMinute === 5, 'the desk to take it')
+
+    const stale = await setField({ kind: 'antiFlood' }, '7', ADMIN_ID, v)
+    expect(stale.status).toBe(409)
+    expect(stale.body).toMatchObject({ error: 'conflict', current: '5' })
+    const staleOff = await setField({ kind: 'daysOff', userId: EXPERT_ID }, 'sun', ADMIN_ID, v)
+    expect(staleOff.status).toBe(409)
+    expect(staleOff.body.current).toBe('sat, 2027-01-07')
+    // Someone who is not staff has no days off to set.
+    expect((await setField({ kind: 'daysOff', userId: 123_456 }, 'sat')).status).toBe(404)
+    expect((await settings()).doc.antiFlood).toEqual({ perMinute: 5 })
+  })
+
+  it("the desk rules and a plan's carry-over: read as the chat shows them, bad values named, good ones taken", async () => {
+    const read = (await call('settings', ADMIN_ID)).body as SettingsDto
+    expect(read.rules.disputeAnswerHours).toBe('8')
+    expect(read.rules.languages).toMatch(/en/)
+    // In the chat's order, which the page shows them in (it keeps no list of its own).
+    expect(Object.keys(read.rules)).toEqual([...RULE_FIELDS])
+    expect(Object.keys(read.plans[0]!.fields)).toEqual([...PLAN_FIELDS])
+    const v = (await settings()).version
+    const bad = await setField({ kind: 'rule', field: 'disputeAnswerHours' }, '100')
+    expect(bad.status).toBe(400)
+    expect(bad.body.issues[0].field).toBe('disputeAnswerHours')
+    const zone = await setField({ kind: 'rule', field: 'zones' }, 'Mars/Olympus')
+    expect(zone.status).toBe(400)
+    expect(zone.body.issues[0].field).toBe('zones')
+    expect((await settings()).version).toBe(v)
+    const ok = await setField({ kind: 'rule', field: 'disputeAnswerHours' }, '3')
+    expect(ok.status).toBe(200)
+    expect(ok.body.settings.rules.disputeAnswerHours).toBe('3')
+    expect((await settings()).doc.rules.disputeAnswerHours).toBe(3)
+    await eventually(
+      async () => w.deps.desk(TEST_BOT_ID).rules.disputeAnswerHours === 3,
+      'the desk to take the rule',
+    )
+    const carry = await setField({ kind: 'plan', code: 'basic', field: 'carryOver' }, '2')
+    expect(carry.status).toBe(200)
+    expect(carry.body.settings.plans[0].fields.carryOver).toBe('2')
+    expect(
+      await call('settings/field', EXPERT_ID, {
+        version: (await settings()).version,
+        target: { kind: 'rule', field: 'lowRating' },
+        value: '1',
+      }),
+    ).toMatchObject({ status: 403 })
   })
 })
 

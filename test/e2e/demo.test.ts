@@ -1,62 +1,20 @@
-import { spawn } from 'node:child_process'
-import path from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
+import { EMPTY_DESK_SET_UP, runDemo } from './demo-support'
 
 /**
  * `npm run demo` as a smoke test: it must end by itself with exit code 0 and print what each party saw, step by step.
  * (CI runs it once more on its own, after the tests: .ci/run.)
  */
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
-
-function runDemo(): Promise<{ code: number | null; out: string; err: string }> {
-  return new Promise((resolve, reject) => {
-    // Not inherited: LOG_LEVEL (the demo's output is the point) and the IPC channel of vitest's forked worker (a child
-    // that inherits NODE_CHANNEL_FD opens that channel and never exits by itself).
-    const {
-      LOG_LEVEL: _level,
-      NODE_CHANNEL_FD: _fd,
-      NODE_CHANNEL_SERIALIZATION_MODE: _mode,
-      ...env
-    } = process.env
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/demo/demo.ts'], {
-      cwd: ROOT,
-      env,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    })
-    let out = ''
-    let err = ''
-    child.stdout.on('data', (d) => {
-      out += d
-    })
-    child.stderr.on('data', (d) => {
-      err += d
-    })
-    child.on('error', reject)
-    child.on('close', (code) => resolve({ code, out, err }))
-  })
-}
-
 describe('npm run demo', () => {
   it('sets an empty desk up from Telegram, plays a whole consultation offline and exits 0', {
     timeout: 320_000,
   }, async () => {
-    const r = await runDemo()
+    const r = await runDemo('src/demo/demo.ts')
     expect(r.err).toBe('')
     expect(r.code).toBe(0)
     for (const line of [
-      // The set-up from Telegram: no config file, the owner link printed at start and opened.
-      /Desk "desk" has no owner yet\. Open this link .*\n\n +https:\/\/t\.me\/\w+\?start=own_[\w-]+/,
-      /Ada ▸ bot +\/start own_[\w-]+\n +bot ▸ Ada \(private\) +🎉 Ada, you are the owner of this desk now/,
-      // The group: refused while the bot lacks the rights, asked to confirm once they are granted, bound.
-      /bot ▸ Ada \(private\) +I was added to «Desk staff», but it cannot be the staff group yet\. What is missing:\n.*\n.*Make me an admin of the group/,
-      /bot ▸ Ada \(private\) +I am in «Desk staff» with every right I need\. Use «Desk staff» as the staff group\?/,
-      /bot ▸ Ada \(private\) +«Desk staff» is the staff group now/,
-      // The expert by invite.
-      /Ada ▸ bot +\/invite expert\n +bot ▸ Ada \(private\) +Invite link for an expert/,
-      /Ed ▸ bot +\/start inv_[\w-]+\n +bot ▸ Ed \(private\) +Welcome to the desk, Ed: you are an expert now/,
-      // Hours and the tariff in /settings.
-      /Ada ▸ bot +00:00-24:00\n +bot ▸ Ada \(private\) +Saved\. Hours is now: 00:00-24:00/,
+      // The set-up from Telegram (src/demo/empty-desk.ts), then the tariff in /settings.
+      ...EMPTY_DESK_SET_UP,
       /Ada ▸ bot +\[ At payment \]\n +bot ▸ Ada \(private\) +Created\. Clients see it in \/tariffs now, at 300 ⭐\./,
       /Ada ▸ bot +2 questions 100, 1 hour 60\n +bot ▸ Ada \(private\) +Saved\. Top-ups is now: 2 questions 100, 1 hour 60/,
       // The consultation, as before.

@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { findTariff, snapshotTariff } from '../../src/orders/tariffs'
 import {
   clientSends,
   consultationWithTopic,
@@ -12,6 +11,7 @@ import {
   staffSends,
   startDeskWorld,
   TEST_BOT_ID,
+  waitingConsultation,
 } from '../support/fixtures'
 
 /** Staff commands in a consultation topic, and the client-side refusals that do not depend on the window's end. */
@@ -129,9 +129,16 @@ describe('desk: staff commands in a topic', () => {
     await itemIn(w, client.id, refused.message_id, 'refused')
     await w.tg.waitForSent(client.id, /are not accepted/)
     expect(await auditRows('client.banned', client.id)).toHaveLength(1)
+    // A second /ban (another message, not a redelivery) changes nothing and says so.
+    await staffSends(w, thread, w.admin, '/ban')
+    await w.tg.waitForSent(STAFF_CHAT_ID, /Клиент уже забанен, ничего не изменилось/, { threadId: thread })
+    expect(await auditRows('client.banned', client.id)).toHaveLength(1)
 
     await staffSends(w, thread, w.admin, '/unban')
     await eventually(async () => (await auditRows('client.unbanned', client.id)).length === 1, 'the unban')
+    await staffSends(w, thread, w.admin, '/unban')
+    await w.tg.waitForSent(STAFF_CHAT_ID, /Клиент не забанен, ничего не изменилось/, { threadId: thread })
+    expect(await auditRows('client.unbanned', client.id)).toHaveLength(1)
     const back = await clientSends(w, client, 'hello again')
     await itemIn(w, client.id, back.message_id, 'sent')
     await lanesIdle(w, consultationId)
@@ -142,6 +149,21 @@ describe('desk: staff commands in a topic', () => {
         message_id: refused.message_id,
       }),
     ).toHaveLength(0)
+  })
+
+  it("an anonymous admin (allowed by the desk) extends and bans from a topic: the write's re-check lets them", async () => {
+    const { client, consultationId, thread } = await started()
+    const anon = { senderChat: true } as const
+    await staffSends(w, thread, w.admin, '/extend 1', anon)
+    await eventually(
+      async () => (await auditRows('consultation.extended', consultationId)).length === 1,
+      'the extension',
+    )
+    await staffSends(w, thread, w.admin, '/ban', anon)
+    await eventually(async () => (await auditRows('client.banned', client.id)).length === 1, 'the ban')
+    expect((await auditRows('client.banned', client.id))[0]).toMatchObject({ actor_id: STAFF_CHAT_ID })
+    await staffSends(w, thread, w.admin, '/unban', anon)
+    await eventually(async () => (await auditRows('client.unbanned', client.id)).length === 1, 'the unban')
   })
 
   it('/note keeps an internal note on the consultation; an unknown command gets the list', async () => {
@@ -187,6 +209,29 @@ describe('desk: refusals before and outside a consultation', () => {
     expect(staff.text).not.toContain('/card')
   })
 
+  it('a command the client formatted (another entity first at offset 0) is a command, as grammY reads one', async () => {
+    const client = await newClient(w, { language_code: 'en' })
+    const m = w.tg.privateMessage(client, {
+      text: '/tarifs please',
+      entities: [
+        { type: 'bold', offset: 0, length: 14 },
+        { type: 'bot_command', offset: 0, length: 7 },
+      ],
+    })
+    await w.tg.push(TEST_BOT_ID, m)
+    const told = await w.tg.waitForSent(client.id, /Unknown command/)
+    expect(told.text).toContain('Did you mean /tariffs?')
+    // Not taken for a question (refused or admitted, a question leaves a desk_message row): none for it.
+    const rows = await w.deps.db
+      .selectFrom('desk_message')
+      .select('id')
+      .where('bot_id', '=', TEST_BOT_ID)
+      .where('chat_id', '=', client.id)
+      .where('message_id', '=', m.message.message_id)
+      .execute()
+    expect(rows).toEqual([])
+  })
+
   it('no consultation: the client is pointed to the tariffs; nothing is copied', async () => {
     const client = await newClient(w, { language_code: 'ru' })
     const m = await clientSends(w, client, 'Здравствуйте, сколько стоит?')
@@ -197,21 +242,7 @@ describe('desk: refusals before and outside a consultation', () => {
 
   it('a paid window that starts on request: refused until Start, nothing counted', async () => {
     const client = await newClient(w, { language_code: 'en' })
-    const desk = w.t.desk
-    const order = await w.deps.db
-      .insertInto('orders')
-      .values({
-        bot_id: desk.botId,
-        user_id: client.id,
-        ...snapshotTariff(desk, findTariff(desk, 'later')!, 'en'),
-        state: 'paid_waiting',
-      })
-      .returning('id')
-      .executeTakeFirstOrThrow()
-    await w.deps.db
-      .insertInto('consultation')
-      .values({ bot_id: desk.botId, order_id: order.id, user_id: client.id })
-      .execute()
+    await waitingConsultation(w, client, { tariff: 'later' })
     const m = await clientSends(w, client, 'Can I ask already?')
     const row = await itemIn(w, client.id, m.message_id, 'refused')
     expect(row.refusal).toMatchObject({

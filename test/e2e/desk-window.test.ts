@@ -166,9 +166,10 @@ describe('desk: appeals on the ledger', () => {
     }, 'the appeal')
     // The test desk is open around the clock: due = accepted + 4 h exactly.
     expect(a!.due_at.getTime() - a!.accepted_at.getTime()).toBe(4 * 3600_000)
-    expect(receipt.text).toContain(formatInstant(a!.due_at, 'Asia/Vladivostok', 'en'))
-    // The zone in words, never its id.
-    expect(receipt.text).toContain('Vladivostok time')
+    // The zone she picked is her own: the time in it, no zone named (and never its id).
+    const due = formatInstant(a!.due_at, { id: 'Asia/Vladivostok', own: true }, 'en')
+    expect(receipt.text).toContain(`by ${due} (`)
+    expect(receipt.text).not.toContain('Vladivostok time')
     expect(receipt.text).not.toContain('Asia/Vladivostok')
   })
 })

@@ -220,6 +220,102 @@ describe('drafting: streaming, Stop, hand-off summary', () => {
     expect((await checkInvariants(w.deps.db)).violations).toEqual([])
   })
 
+  it('20 rounds: Stop pressed as the call finishes: the answer to the presser matches the draft, charged by the rule', async () => {
+    const { client, consultationId, thread } = await consultationWithQuestion(w, 'Stop or finish?', {
+      tariff: 'ed',
+    })
+    const acc = await draftsAccount(w, consultationId)
+    // Room for 20 drafts on the consultation, through the ledger (journalled).
+    await w.deps.db
+      .transaction()
+      .execute((trx) =>
+        w.deps.ledger.in(trx).adjust({ accountId: acc.id, dGranted: 40, note: 'test: room for 20 drafts' }),
+      )
+    const seen = { stopped: 0, finished: 0 }
+    let last = 0
+    for (let round = 0; round < 20; round++) {
+      w.ai.script({
+        kind: 'ok',
+        chunks: ['Alpha ', 'beta ', 'gamma'],
+        holdFinish: true,
+        usage: { prompt: 200, completion: 3 },
+      })
+      const reqIndex = w.ai.requests.length
+      const before = await budgetUsed()
+      await staffSends(w, thread, w.expert, `/draft round ${round}`)
+      const d0 = await eventually(
+        async () => (await drafts(w, consultationId)).find((d) => d.id > last),
+        'the new draft',
+      )
+      last = d0.id
+      await w.ai.waitForRequests(reqIndex + 1)
+      const req = w.ai.requests[reqIndex]!
+      await eventually(async () => req.chunksSent === 3 || undefined, 'three chunks streamed')
+      const header = await stopMessage(EXPERT_ID, d0.id)
+
+      // Even rounds: the press and the finish sent together (the finish a little later from round to round). Odd
+      // rounds: the finish the moment the Stop is committed, before the job's next look at the flag, so the call
+      // ends normally with the Stop already on the row.
+      const u = w.tg.callback(w.tg.user({ id: EXPERT_ID }), `dr:x:${d0.id}`, header, { chatId: EXPERT_ID })
+      const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+      const stopOnRow = async () => {
+        for (;;) {
+          const r = await w.deps.db
+            .selectFrom('draft')
+            .select(['stop_requested_at', 'state'])
+            .where('id', '=', d0.id)
+            .executeTakeFirstOrThrow()
+          if (r.stop_requested_at || r.state !== 'calling') return
+          await sleep(5)
+        }
+      }
+      await Promise.all([
+        w.tg.push(TEST_BOT_ID, u),
+        (round % 2 === 0 ? sleep((round % 10) * 5) : stopOnRow()).then(() => w.ai.finish(reqIndex)),
+      ])
+      const answer = String(
+        (await w.tg.waitFor('answerCallbackQuery', { callback_query_id: u.callback_query!.id })).payload.text,
+      )
+      const d = await draftIn(w, d0.id, ['ready'])
+      const final = await w.tg.waitForSent(EXPERT_ID, new RegExp(`Черновик #${d0.id} (готов|остановлен)`))
+      const posted = await draftMessage(thread, d0.id)
+      const after = await budgetUsed()
+      expect(Number(after.reserved), `round ${round}`).toBe(0)
+      if (answer === 'Останавливаю: написанное сохранится как черновик.') {
+        seen.stopped++
+        // Told "Stopping": the draft is a stopped one, everywhere, charged the prompt estimate plus the chunks.
+        expect(d, `round ${round}`).toMatchObject({
+          finish_reason: 'stopped',
+          stop_requested_by: EXPERT_ID,
+          input_tokens: d0.est_input_tokens,
+          output_tokens: 3,
+        })
+        expect(Number(after.used) - Number(before.used), `round ${round}`).toBe(d0.est_input_tokens! + 3)
+        expect(final.text, `round ${round}`).toMatch(/остановлен/)
+        expect(posted.text, `round ${round}`).toMatch(/остановлен: \d+ \+ 3 токенов до остановки/)
+      } else {
+        seen.finished++
+        // Told it was finished: it was, nothing stopped it, charged the usage the provider reported.
+        expect(answer, `round ${round}`).toBe('Этот черновик уже готов.')
+        expect(d, `round ${round}`).toMatchObject({
+          finish_reason: 'stop',
+          stop_requested_at: null,
+          input_tokens: 200,
+          output_tokens: 3,
+        })
+        expect(Number(after.used) - Number(before.used), `round ${round}`).toBe(203)
+        expect(final.text, `round ${round}`).toMatch(/готов/)
+        expect(posted.text, `round ${round}`).not.toMatch(/остановлен/)
+      }
+      expect(d.text, `round ${round}`).toContain('Alpha beta')
+    }
+    console.log('Stop vs finish, 20 rounds:', seen)
+    expect((await draftsAccount(w, consultationId)).used).toBe(acc.used + 20)
+    await lanesIdle(w, consultationId)
+    expect(w.tg.sentTo(client.id).some((m) => m.text?.includes('Alpha beta'))).toBe(false)
+    expect((await checkInvariants(w.deps.db)).violations).toEqual([])
+  })
+
   it('a stranger’s Stop and a Stop by staff of another group are refused and change nothing', async () => {
     const { consultationId, thread } = await consultationWithQuestion(w, 'What is PKCE?', { tariff: 'ed' })
     w.ai.script({ kind: 'ok', chunks: ['PKCE ', 'binds '], hangAfterChunks: true })

@@ -129,9 +129,9 @@ async function run(layout: Layout) {
 describe('kill -9 under a stream of client messages', () => {
   it('webhook: two bot processes behind a balancer, two workers', async () => {
     await run({ mode: 'webhook', roles: ['bot', 'worker', 'bot', 'worker'] })
-  }, 240_000)
+  }, 600_000)
 
   it('polling: one bot process, two workers', async () => {
     await run({ mode: 'polling', roles: ['bot', 'worker', 'worker'] })
-  }, 240_000)
+  }, 600_000)
 })

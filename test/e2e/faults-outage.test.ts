@@ -10,6 +10,7 @@ import {
   isRunning,
   type ProcessRole,
   spawnApp,
+  stopAll,
   stopGracefully,
 } from '../support/processes'
 import {
@@ -114,7 +115,7 @@ async function runOutage(opts: {
     // Nobody was asked to send something again: it was all handled.
     for (const c of clients) expect(w.tg.texts(c.user.id).filter((t) => TRY_AGAIN.test(t ?? ''))).toEqual([])
     // And they still stop cleanly.
-    expect(await Promise.all(procs.map((p) => stopGracefully(p)))).toEqual(procs.map(() => 0))
+    expect(await stopAll(procs)).toEqual(procs.map((p) => `${p.name}: 0`))
   } catch (e) {
     for (const p of procs) console.error(`--- ${p.name}\n${p.output().slice(-3000)}`)
     throw e

@@ -12,6 +12,7 @@ import {
   killHard,
   type ProcessRole,
   spawnApp,
+  stopAll,
   stopGracefully,
 } from '../support/processes'
 import { activeClient, type FaultWorld, useFaultWorld } from '../support/resilience'
@@ -47,7 +48,7 @@ async function startTogether(databaseUrl: string, roles: ProcessRole[]): Promise
     expect(started.map((s) => s.status)).toEqual(procs.map(() => 'fulfilled'))
     for (const p of procs) expect((await health(p)).status, p.name).toBe(200)
     for (const p of procs) expect(p.output()).not.toMatch(/start failed|deadlock/)
-    expect(await Promise.all(procs.map((p) => stopGracefully(p)))).toEqual(procs.map(() => 0))
+    expect(await stopAll(procs)).toEqual(procs.map((p) => `${p.name}: 0`))
   } catch (e) {
     for (const p of procs) console.error(`--- ${p.name}\n${p.output().slice(-3000)}`)
     throw e

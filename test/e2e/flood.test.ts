@@ -16,9 +16,12 @@ import { type DeskWorld, eventually, inboxDrained, startDeskWorld, TEST_BOT_ID }
  *    not a hundred times: before the fix each refused message queued one notification, both notification workers
  *    sat in the budget on the stranger's chat window, and the confirmation went after the stranger's refusals.
  * 2. Twenty unknown commands from a stranger get one "unknown command" (before: twenty).
- * 3. Forty notifications queued for one chat and then one for another: the other's goes out within the first few of
- *    the forty (the jobs for the full chat give their workers up and come back when its window opens), not after
- *    them (before the fix: after about 38 of them).
+ * 3. Forty notifications queued for a chat whose window is closed (a 429's retry_after), then one for another chat:
+ *    the other's goes out before any of the forty (their jobs give their workers up and come back when the window
+ *    opens; before the fix both workers sat in the budget on the closed chat and the other's went after them), and
+ *    the forty go once it opens, within Telegram's limits. The window is closed on purpose, not filled by the forty
+ *    themselves: how many of them fit into the open windows while the workers pass over them depends on the CPU
+ *    (under load every one of them found room), so the order is exact only with the window closed.
  * Positions and counts are asserted, never times.
  */
 
@@ -121,7 +124,7 @@ describe('a stranger flooding the bot', () => {
     expect(tg.texts(stranger.id).filter((t) => /Unknown command/.test(t ?? ''))).toHaveLength(1)
   }, 120_000)
 
-  it('forty notifications for one chat do not hold up the next chat: it goes within the first window', async () => {
+  it('forty notifications for a chat whose window is closed do not hold up the next chat: it goes first', async () => {
     const busy: User = tg.user({ first_name: 'Busy', language_code: 'en' })
     const other: User = tg.user({ first_name: 'Other', language_code: 'en' })
     const mark = tg.mark()
@@ -132,24 +135,37 @@ describe('a stranger flooding the bot', () => {
       key: 'desk-refused-no-consultation',
       dedupeKey: `test:flood:${chatId}:${n}`,
     })
-    // All in one commit: the forty first, the other chat's last (pg-boss takes jobs oldest first).
+    // Telegram answered 429 for the busy chat (retry_after 60 s): its window is closed in every process. The product's
+    // own statement (tg_budget_block), as the Api's transformer runs it on a 429. Opened below, once the other's is out.
+    const key = `chat:${TEST_BOT_ID}:${busy.id}`
+    await sql`select tg_budget_block(${key}, 60)`.execute(w.deps.db)
+    // The forty in one commit, the other chat's in a later one: pg-boss takes jobs by priority, then by created_on
+    // (the transaction's start: one commit's jobs tie and go in random id order), so the other's is behind all forty.
     await w.deps.jobs.transaction(w.deps.db, async (_trx, outbox) => {
       for (let i = 0; i < 40; i++) await notify(outbox, note(busy.id, i))
-      await notify(outbox, note(other.id, 0))
     })
+    await w.deps.jobs.transaction(w.deps.db, (_trx, outbox) => notify(outbox, note(other.id, 0)))
     await tg.waitForSent(other.id, /no paid consultation/)
+    const busyBefore = tg
+      .callsTo('sendMessage', undefined, { ok: true, since: mark })
+      .filter((c) => c.payload.chat_id === busy.id).length
+    expect(busyBefore, 'sends to the busy chat before the other').toBe(0)
+
+    // The window opens (the block lifted, the forty's jobs written again for it due now): the forty go, each once,
+    // within the chat's window (the stand-in refused nothing).
+    await sql`update tg_budget set blocked_until = now() where key = ${key}`.execute(w.deps.db)
     await eventually(
-      async () => (await notifyJobsLeft(busy.id)) === 0 || undefined,
+      async () => {
+        await sql`update pgboss.job set start_after = now() where name = 'tg.notify' and state = 'created'
+          and (data->>'chatId')::bigint = ${busy.id} and start_after > now()`.execute(w.deps.db)
+        return (await notifyJobsLeft(busy.id)) === 0 || undefined
+      },
       'the forty sent',
       150_000,
     )
-
     const all = tg.callsTo('sendMessage', undefined, { ok: true, since: mark })
-    const at = all.findIndex((c) => c.payload.chat_id === other.id)
-    const busyBefore = all.slice(0, at).filter((c) => c.payload.chat_id === busy.id).length
-    // The busy chat's window takes 3 at a time; the other chat's message is not queued behind its forty.
-    expect(busyBefore, `sends to the busy chat before the other`).toBeLessThanOrEqual(9)
     expect(all.filter((c) => c.payload.chat_id === busy.id)).toHaveLength(40)
+    expect(all.findIndex((c) => c.payload.chat_id === other.id)).toBe(0)
     expect(tg.limiter!.refused, JSON.stringify([...tg.limiter!.refusedBy])).toBe(0)
   }, 180_000)
 })

@@ -7,7 +7,6 @@ import { clockNow } from '../../src/db/clock'
 import { sweepLifecycle } from '../../src/lifecycle/sweep'
 import { runClosingSoon, runWindowClose } from '../../src/lifecycle/window.service'
 import { scheduleStart } from '../../src/orders/orders.service'
-import { findTariff, snapshotTariff } from '../../src/orders/tariffs'
 import type { RecordedFile } from '../support/bot-api'
 import { media } from '../support/bot-api'
 import {
@@ -25,8 +24,9 @@ import {
   startDeskWorld,
   TEST_BOT_ID,
   topicReady,
+  waitingConsultation,
 } from '../support/fixtures'
-import { fastForward, jobsFor } from '../support/lifecycle-clock'
+import { fastForward, H, jobsFor, MIN } from '../support/lifecycle-clock'
 
 /**
  * The window's lifecycle end to end (issue 6): opening at the agreed start, "closes soon", "closed", the topic
@@ -34,9 +34,6 @@ import { fastForward, jobsFor } from '../support/lifecycle-clock'
  * transcript. Time moves by fastForward (the consultation's instants and its scheduled jobs shift into the past, the
  * real jobs fire by themselves), never by sleeping; job logic run twice on purpose checks "exactly once".
  */
-
-const H = 3600_000
-const MIN = 60_000
 
 async function consultation(w: DeskWorld, id: number) {
   return w.deps.db.selectFrom('consultation').selectAll().where('id', '=', id).executeTakeFirstOrThrow()
@@ -65,51 +62,36 @@ describe('lifecycle: one consultation from start to transcript', () => {
   it('opens at its scheduled start once, however often the start job runs; the window jobs are written once', async () => {
     const client = await newClient(w, { language_code: 'en' })
     const desk = w.t.desk
-    const tariff = findTariff(desk, 'quick')!
-    const c = await w.deps.jobs.transaction(w.deps.db, async (trx) => {
-      const order = await trx
-        .insertInto('orders')
-        .values({
-          bot_id: desk.botId,
-          user_id: client.id,
-          ...snapshotTariff(desk, tariff, 'en'),
-          state: 'paid_waiting',
-        })
-        .returning('id')
-        .executeTakeFirstOrThrow()
-      return trx
-        .insertInto('consultation')
-        .values({ bot_id: desk.botId, order_id: order.id, user_id: client.id })
-        .returning('id')
-        .executeTakeFirstOrThrow()
-    })
+    const { consultationId } = await waitingConsultation(w, client)
     // The agreed start has just come (payments' scheduled-start job, as agreeStart writes it).
     const startsAt = new Date((await clockNow(w.deps.db)).getTime() - 1000)
-    await w.deps.jobs.transaction(w.deps.db, (_trx, outbox) => scheduleStart(outbox, c.id, startsAt))
+    await w.deps.jobs.transaction(w.deps.db, (_trx, outbox) =>
+      scheduleStart(outbox, consultationId, startsAt),
+    )
     await w.tg.waitForSent(client.id, /Your consultation “Quick review” is active/)
-    const active = await consultation(w, c.id)
+    const active = await consultation(w, consultationId)
     expect(active.starts_at).toEqual(startsAt)
     expect(active.access_until!.getTime()).toBe(startsAt.getTime() + 24 * H)
 
     // The start job again, twice at once, and the activation replayed with its window jobs: nothing moves.
-    const job = { consultationId: c.id, startsAt: startsAt.toISOString() }
+    const job = { consultationId, startsAt: startsAt.toISOString() }
     await Promise.all([runScheduledStart(w.deps, job), runScheduledStart(w.deps, job)])
     await w.deps.jobs.transaction(w.deps.db, async (trx, outbox) => {
       const r = await activateConsultation(trx, outbox, w.deps, {
-        consultationId: c.id,
+        consultationId,
         actorId: null,
         reason: 'admin',
       })
       expect(r.status).toBe('already-active')
       await scheduleWindowJobs(outbox, desk, r.consultation!)
     })
-    const again = await consultation(w, c.id)
+    const again = await consultation(w, consultationId)
     expect([again.starts_at, again.access_until]).toEqual([active.starts_at, active.access_until])
-    const soon = await jobsFor(w.deps.db, 'lifecycle.closing-soon', c.id)
-    const close = await jobsFor(w.deps.db, 'lifecycle.close', c.id)
+    const soon = await jobsFor(w.deps.db, 'lifecycle.closing-soon', consultationId)
+    const close = await jobsFor(w.deps.db, 'lifecycle.close', consultationId)
     expect(soon.map((j) => j.start_after)).toEqual([new Date(active.access_until!.getTime() - H)])
     expect(close.map((j) => j.start_after)).toEqual([active.access_until])
-    await topicReady(w, c.id)
+    await topicReady(w, consultationId)
     expect(count(w, client.id, /is active/)).toBe(1)
   })
 

@@ -130,18 +130,19 @@ describe('immediate start', () => {
     await pay(w, u, { payload, amount })
     await w.tg.waitForSent(u.id, /is active/)
     await w.tg.push(TEST_BOT_ID, w.tg.command(u, '/status'))
-    expect((await w.tg.waitForSent(u.id, /Your orders/)).text).toMatch(
-      /Your orders \(Moscow time\):\n\n.*✅ active: \d+ \w+ \d{4}, \d\d:\d\d — /,
-    )
+    const before = (await w.tg.waitForSent(u.id, /Your orders/)).text
+    expect(before).toMatch(/Your orders \(Moscow time\):\n\n.*✅ active: \d+ \w+ \d{4}, \d\d:\d\d — /)
 
     const idx = OFFERED_ZONES.indexOf('Asia/Yekaterinburg')
     await w.tg.push(TEST_BOT_ID, w.tg.callback(u, `tz:set:${idx}`))
     await w.tg.waitFor('answerCallbackQuery', (p) => /Yekaterinburg/.test(p.text ?? ''))
     const since = w.tg.mark()
     await w.tg.push(TEST_BOT_ID, w.tg.command(u, '/status'))
-    expect((await w.tg.waitForSent(u.id, /Your orders/, { since })).text).toContain(
-      'Your orders (Yekaterinburg time):',
-    )
+    // Her own zone: its times, and no zone named (Yekaterinburg is 2 h ahead of Moscow).
+    const after = (await w.tg.waitForSent(u.id, /Your orders/, { since })).text
+    expect(after).toMatch(/^Your orders:\n\n.*✅ active: \d+ \w+ \d{4}, \d\d:\d\d — /)
+    const hour = (text?: string) => Number(/, (\d\d):\d\d — /.exec(text ?? '')![1])
+    expect((hour(after) - hour(before) + 24) % 24).toBe(2)
   })
 
   it('inside hours there is no choice of start: a “start when the desk opens” from an old card is refused', async () => {

@@ -20,7 +20,7 @@ import {
   startDeskWorld,
   TEST_BOT_ID,
 } from '../support/fixtures'
-import { fastForward } from '../support/lifecycle-clock'
+import { fastForward, H } from '../support/lifecycle-clock'
 
 /**
  * Data rights (issue 18): /mydata sends a JSON file of everything the desk holds about the client; /forget, after a
@@ -28,8 +28,6 @@ import { fastForward } from '../support/lifecycle-clock'
  * topics (through the outbox; issue 26) and is audited; a redelivered confirmation does nothing more. Refused
  * (nothing changed) while a consultation is active.
  */
-
-const H = 3600_000
 
 async function auditCount(w: DeskWorld, action: string, subjectId: number) {
   const r = await w.deps.db

@@ -3,10 +3,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { DeskConfig } from '../../src/config/schema'
 import { termsHash } from '../../src/orders/orders.service'
 import { editDesk } from '../../src/settings/edit'
-import { changeDesk, readDesk, termsText } from '../../src/settings/settings'
+import { changeDesk, termsText } from '../../src/settings/settings'
 import { planTermsHash } from '../../src/subscriptions/plans'
 import { eventually, inboxDrained, startDeskWorld, type World } from '../support/fixtures'
 import { ADMIN_ID, buy, preCheckout, TEST_BOT_ID } from './payments-support'
+import { settingsKit } from './settings-support'
 import { plan } from './subscriptions-support'
 
 /**
@@ -32,23 +33,7 @@ afterAll(async () => {
   await w?.stop()
 })
 
-const version = async () => (await readDesk(w.deps.db, TEST_BOT_ID))!.version
-const doc = async () => (await readDesk(w.deps.db, TEST_BOT_ID))!.doc
-
-async function press(user: User, data: string) {
-  const since = w.tg.mark()
-  const u = w.tg.callback(user, data)
-  await w.tg.push(TEST_BOT_ID, u)
-  const a = await w.tg.waitFor('answerCallbackQuery', { callback_query_id: u.callback_query!.id }, { since })
-  return (a.payload as { text?: string }).text ?? ''
-}
-
-/** Sends a text and waits for the bot's next message to that chat matching `expect`. */
-async function send(user: User, text: string, reply: RegExp) {
-  const since = w.tg.mark()
-  await w.tg.push(TEST_BOT_ID, w.tg.privateText(user, text))
-  return (await w.tg.waitForSent(user.id, reply, { since })).text ?? ''
-}
+const { version, doc, press, send } = settingsKit(() => w)
 
 async function tariffList(client: User): Promise<string[]> {
   const since = w.tg.mark()

@@ -1,8 +1,7 @@
 import type { User } from 'grammy/types'
-import { sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { boundGroups } from '../../src/settings/removals'
-import { changeDesk, readDesk } from '../../src/settings/settings'
+import { changeDesk } from '../../src/settings/settings'
 import {
   type DeskWorld,
   EXPERT_ID,
@@ -13,6 +12,7 @@ import {
   startDeskWorld,
 } from '../support/fixtures'
 import { ADMIN_ID, TEST_BOT_ID } from './payments-support'
+import { EDITED_POLICIES, settingsKit } from './settings-support'
 import { plan, subscribe } from './subscriptions-support'
 
 /**
@@ -42,31 +42,7 @@ afterAll(async () => {
   await w?.stop()
 })
 
-const version = async () => (await readDesk(w.deps.db, TEST_BOT_ID))!.version
-const doc = async () => (await readDesk(w.deps.db, TEST_BOT_ID))!.doc
-const audits = async () =>
-  Number(
-    (
-      await sql<{ n: number }>`select count(*)::int as n from audit_log
-        where bot_id = ${TEST_BOT_ID} and action = 'settings.changed'`.execute(w.deps.db)
-    ).rows[0]!.n,
-  )
-
-/** Presses a button; the pop-up's text ('' when none). */
-async function press(user: User, data: string) {
-  const since = w.tg.mark()
-  const u = w.tg.callback(user, data)
-  await w.tg.push(TEST_BOT_ID, u)
-  const a = await w.tg.waitFor('answerCallbackQuery', { callback_query_id: u.callback_query!.id }, { since })
-  return (a.payload as { text?: string }).text ?? ''
-}
-
-/** Sends a text and waits for the bot's next message to that chat matching `reply`. */
-async function send(user: User, text: string, reply: RegExp) {
-  const since = w.tg.mark()
-  await w.tg.push(TEST_BOT_ID, w.tg.privateText(user, text))
-  return (await w.tg.waitForSent(user.id, reply, { since })).text ?? ''
-}
+const { version, doc, audits, press, send } = settingsKit(() => w)
 
 /** Opens a field's editor, sends a bad answer (refused naming `field`, nothing changed), then a good one. */
 async function edit(button: string, field: string, bad: string, good: string) {
@@ -119,16 +95,7 @@ describe('/settings: the rest of the desk', () => {
       await edit(`st:te:quick:topUps:${v}`, 'Top-ups', '2 bananas 5', '2 questions 100, 1 hour 60'),
     ).toBe('Saved. Top-ups is now: 2 questions 100, 1 hour 60')
     const t = (await doc()).tariffs.find((x) => x.code === 'quick')!
-    expect(t).toMatchObject({
-      slaBusinessHours: 2.5,
-      dailyCapacity: 3,
-      breachPolicy: { kind: 'extend_window', hours: 2 },
-      refundPolicy: 'stop',
-      topUps: [
-        { kind: 'questions', questions: 2, priceStars: 100 },
-        { kind: 'hours', hours: 1, priceStars: 60 },
-      ],
-    })
+    expect(t).toMatchObject({ slaBusinessHours: 2.5, dailyCapacity: 3, ...EDITED_POLICIES })
     await eventually(
       async () => w.t.desk.tariffs.find((x) => x.code === 'quick')!.dailyCapacity === 3,
       'live',
@@ -160,6 +127,13 @@ describe('/settings: the rest of the desk', () => {
       questions: 4,
       slaBusinessHours: 6,
     })
+    // The carry-over of unused questions at renewal (a number, or "none"): bad input named, nothing changed.
+    expect(await edit(`st:pe:gold:carry:${await version()}`, 'Carry-over', 'lots', '2')).toBe(
+      'Saved. Carry-over is now: 2',
+    )
+    expect((await doc()).plans.find((p) => p.code === 'gold')?.carryOver).toEqual({ capped: 2 })
+    await edit(`st:pe:gold:carry:${await version()}`, 'Carry-over', '-1', 'none')
+    expect((await doc()).plans.find((p) => p.code === 'gold')?.carryOver).toBe('none')
 
     const client = w.tg.user({ first_name: 'Dora', language_code: 'en' })
     await subscribe(w, client, BASIC)

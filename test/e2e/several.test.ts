@@ -13,8 +13,18 @@ import {
   staffSends,
   startDeskWorld,
   TEST_BOT_ID,
-  topicReady,
 } from '../support/fixtures'
+import {
+  CHOOSE,
+  clientTopic,
+  copiedTo,
+  copiesOf,
+  firstMessages,
+  heldOf,
+  messagesOf,
+  takenFor,
+  twoConsultations,
+} from './several-support'
 
 /**
  * Several consultations at once (issue 26), through the real app and the Bot API stand-in: a message goes to the
@@ -23,8 +33,6 @@ import {
  * choice still route every message.
  */
 
-const CHOOSE = /Which one is this message for\?/
-
 describe('several consultations at once', () => {
   let w: DeskWorld
   beforeAll(async () => {
@@ -32,43 +40,14 @@ describe('several consultations at once', () => {
   })
   afterAll(() => w?.stop())
 
-  /** A client with two live consultations of the same tariff, each with its staff topic. */
-  async function twoConsultations(init: Partial<User> = {}) {
-    const client = await newClient(w, init)
-    const a = (await activeConsultation(w, client)).consultationId
-    const b = (await activeConsultation(w, client)).consultationId
-    const [ra, rb] = await Promise.all([topicReady(w, a), topicReady(w, b)])
-    return { client, a, b, threadA: ra.message_thread_id, threadB: rb.message_thread_id }
-  }
-
-  /** The bot's messages in the client's chat recorded as sent for the consultation (receipts, notices). */
-  async function messagesOf(consultationId: number): Promise<number[]> {
-    const rows = await w.deps.db
-      .selectFrom('consultation_client_message')
-      .select('message_id')
-      .where('consultation_id', '=', consultationId)
-      .orderBy('message_id')
-      .execute()
-    return rows.map((r) => r.message_id)
-  }
-
   /** The receipt of question `n` of the consultation, once it is sent and recorded as the consultation's. */
   function receipt(client: User, consultationId: number, n = 1) {
     return eventually(async () => {
-      const mine = new Set(await messagesOf(consultationId))
+      const mine = new Set(await messagesOf(w, consultationId))
       return w.tg
         .sentTo(client.id)
         .find((m) => mine.has(m.message_id) && new RegExp(`Question #${n} accepted`).test(m.text ?? ''))
     }, `receipt #${n} of consultation ${consultationId}`)
-  }
-
-  /** The copy of a client's message in the staff group (the call that made it). */
-  function copiedTo(client: User, messageId: number) {
-    return w.tg.waitFor(
-      'copyMessage',
-      { chat_id: STAFF_CHAT_ID, from_chat_id: client.id, message_id: messageId },
-      { ok: true },
-    )
   }
 
   async function send(client: User, text: string, extra: Parameters<DeskWorld['tg']['privateText']>[2] = {}) {
@@ -78,21 +57,15 @@ describe('several consultations at once', () => {
   }
 
   it('a reply to each consultation’s own message goes to its staff topic; each receipt names its consultation', async () => {
-    const { client, a, b, threadA, threadB } = await twoConsultations()
+    const { client, a, b, staffA, staffB } = await twoConsultations(w)
     // The activation notices are the consultations' first messages in the client's chat.
-    const [actA] = await eventually(async () => {
-      const m = await messagesOf(a)
-      return m.length ? m : undefined
-    }, 'the activation notice of A')
-    const [actB] = await eventually(async () => {
-      const m = await messagesOf(b)
-      return m.length ? m : undefined
-    }, 'the activation notice of B')
+    const [actA] = await firstMessages(w, a, 'the activation notice of A')
+    const [actB] = await firstMessages(w, b, 'the activation notice of B')
 
     const q1 = await send(client, 'For the first one', { replyTo: actA! })
-    expect((await copiedTo(client, q1.message.message_id)).payload.message_thread_id).toBe(threadA)
+    expect((await copiedTo(w, client, q1.message.message_id)).payload.message_thread_id).toBe(staffA)
     const q2 = await send(client, 'For the second one', { replyTo: actB! })
-    expect((await copiedTo(client, q2.message.message_id)).payload.message_thread_id).toBe(threadB)
+    expect((await copiedTo(w, client, q2.message.message_id)).payload.message_thread_id).toBe(staffB)
 
     const rA = await receipt(client, a)
     const rB = await receipt(client, b)
@@ -105,35 +78,28 @@ describe('several consultations at once', () => {
     // Replies to the receipts, crosswise in time: each lands in its own topic.
     const toB = await send(client, 'More for the second', { replyTo: rB.message_id })
     const toA = await send(client, 'More for the first', { replyTo: rA.message_id })
-    expect((await copiedTo(client, toB.message.message_id)).payload.message_thread_id).toBe(threadB)
-    expect((await copiedTo(client, toA.message.message_id)).payload.message_thread_id).toBe(threadA)
+    expect((await copiedTo(w, client, toB.message.message_id)).payload.message_thread_id).toBe(staffB)
+    expect((await copiedTo(w, client, toA.message.message_id)).payload.message_thread_id).toBe(staffA)
     // And a reply to an expert's answer goes to the answer's consultation.
-    const answer = await staffSends(w, threadB, w.expert, 'Answer in B')
+    const answer = await staffSends(w, staffB, w.expert, 'Answer in B')
     const back = await w.tg.waitFor(
       'copyMessage',
       { chat_id: client.id, from_chat_id: STAFF_CHAT_ID, message_id: answer.message.message_id },
       { ok: true },
     )
     const onAnswer = await send(client, 'Thanks, one more', { replyTo: back.result.message_id })
-    expect((await copiedTo(client, onAnswer.message.message_id)).payload.message_thread_id).toBe(threadB)
+    expect((await copiedTo(w, client, onAnswer.message.message_id)).payload.message_thread_id).toBe(staffB)
 
     await inboxDrained(w.deps.db)
     expect(w.tg.texts(client.id).filter((t) => CHOOSE.test(t ?? ''))).toHaveLength(0)
   })
 
   it('a message that names none gets the choice once, waits, goes where chosen; later ones follow the choice', async () => {
-    const { client, a, b, threadA, threadB } = await twoConsultations()
+    const { client, a, b, staffA, staffB } = await twoConsultations(w)
     const m1 = await send(client, 'Which consultation gets me?')
     const m2 = await send(client, 'And me?')
     const ask = await w.tg.waitForSent(client.id, CHOOSE)
-    await eventually(async () => {
-      const n = await w.deps.db
-        .selectFrom('held_message')
-        .select('message_id')
-        .where('user_id', '=', client.id)
-        .execute()
-      return n.length === 2
-    }, 'both messages held')
+    await eventually(async () => (await heldOf(w, client)).length === 2, 'both messages held')
     await inboxDrained(w.deps.db)
     expect(w.tg.texts(client.id).filter((t) => CHOOSE.test(t ?? ''))).toHaveLength(1)
     expect(w.tg.callsTo('copyMessage', { chat_id: STAFF_CHAT_ID, from_chat_id: client.id })).toHaveLength(0)
@@ -143,16 +109,16 @@ describe('several consultations at once', () => {
     for (const x of buttons) expect(x.text).toMatch(/^Quick review \(bought .+\)$/)
 
     await w.tg.push(TEST_BOT_ID, w.tg.callback(client, `sw:${b}`, ask))
-    const c1 = await copiedTo(client, m1.message.message_id)
-    const c2 = await copiedTo(client, m2.message.message_id)
-    expect([c1.payload.message_thread_id, c2.payload.message_thread_id]).toEqual([threadB, threadB])
+    const c1 = await copiedTo(w, client, m1.message.message_id)
+    const c2 = await copiedTo(w, client, m2.message.message_id)
+    expect([c1.payload.message_thread_id, c2.payload.message_thread_id]).toEqual([staffB, staffB])
     expect(c1.seq).toBeLessThan(c2.seq)
     await w.tg.waitForSent(client.id, /now go to “Quick review”[\s\S]*2 messages that were waiting/)
     await receipt(client, b)
 
     // Later messages follow the remembered choice, without asking.
     const m3 = await send(client, 'Still about the second')
-    expect((await copiedTo(client, m3.message.message_id)).payload.message_thread_id).toBe(threadB)
+    expect((await copiedTo(w, client, m3.message.message_id)).payload.message_thread_id).toBe(staffB)
 
     // /switch asks again; the choice changes.
     const since = w.tg.mark()
@@ -161,22 +127,16 @@ describe('several consultations at once', () => {
     await w.tg.push(TEST_BOT_ID, w.tg.callback(client, `sw:${a}`, again))
     await w.tg.waitForSent(client.id, /now go to “Quick review”/, { since })
     const m4 = await send(client, 'Now about the first')
-    expect((await copiedTo(client, m4.message.message_id)).payload.message_thread_id).toBe(threadA)
+    expect((await copiedTo(w, client, m4.message.message_id)).payload.message_thread_id).toBe(staffA)
 
     await inboxDrained(w.deps.db)
     expect(w.tg.texts(client.id).filter((t) => CHOOSE.test(t ?? ''))).toHaveLength(1)
-    expect(
-      await w.deps.db
-        .selectFrom('held_message')
-        .select('message_id')
-        .where('user_id', '=', client.id)
-        .execute(),
-    ).toEqual([])
+    expect(await heldOf(w, client)).toEqual([])
   })
 
   it('a choice button names only the presser’s own live consultation', async () => {
-    const { client } = await twoConsultations()
-    const other = await twoConsultations()
+    const { client } = await twoConsultations(w)
+    const other = await twoConsultations(w)
     await send(client, 'Where to?')
     const ask = await w.tg.waitForSent(client.id, CHOOSE)
     // Another client's consultation in forged callback data: refused, nothing chosen, nothing released.
@@ -191,18 +151,12 @@ describe('several consultations at once', () => {
       .where('user_id', '=', client.id)
       .executeTakeFirst()
     expect(route?.consultation_id ?? null).toBeNull()
-    expect(
-      await w.deps.db
-        .selectFrom('held_message')
-        .select('message_id')
-        .where('user_id', '=', client.id)
-        .execute(),
-    ).toHaveLength(1)
+    expect(await heldOf(w, client)).toHaveLength(1)
   })
 
   it('races: the held message and the press, each delivered twice at once, land once (20 rounds)', async () => {
     for (let round = 0; round < 20; round++) {
-      const { client, a, threadA } = await twoConsultations()
+      const { client, a, staffA } = await twoConsultations(w)
       const m = w.tg.privateText(client, `race ${round}`)
       // The same message in two updates (Telegram's at-least-once), at once.
       await Promise.all([w.tg.push(TEST_BOT_ID, m), w.tg.push(TEST_BOT_ID, m)])
@@ -218,12 +172,9 @@ describe('several consultations at once', () => {
       expect(item.consultation_id).toBe(a)
       await inboxDrained(w.deps.db)
       await lanesIdle(w, a)
-      const copies = w.tg.callsTo('copyMessage', {
-        chat_id: STAFF_CHAT_ID,
-        from_chat_id: client.id,
-        message_id: m.message.message_id,
-      })
-      expect(copies.filter((c) => c.ok).map((c) => c.payload.message_thread_id)).toEqual([threadA])
+      expect(copiesOf(w, client, m.message.message_id).map((c) => c.payload.message_thread_id)).toEqual([
+        staffA,
+      ])
       // The receipt and the confirmation are sent by jobs after the press: wait for them, then count.
       await w.tg.waitForSent(client.id, /Question #1 accepted/)
       await w.tg.waitForSent(client.id, /now go to/)
@@ -231,13 +182,7 @@ describe('several consultations at once', () => {
       expect(texts.filter((t) => CHOOSE.test(t ?? ''))).toHaveLength(1)
       expect(texts.filter((t) => /Question #1 accepted/.test(t ?? ''))).toHaveLength(1)
       expect(texts.filter((t) => /now go to/.test(t ?? ''))).toHaveLength(1)
-      const rows = await w.deps.db
-        .selectFrom('desk_message')
-        .select('consultation_id')
-        .where('chat_id', '=', client.id)
-        .where('message_id', '=', m.message.message_id)
-        .execute()
-      expect(rows).toEqual([{ consultation_id: a }])
+      expect(await takenFor(w, client, [m.message.message_id])).toEqual([{ consultation_id: a }])
       const appeals = await w.deps.db
         .selectFrom('desk_appeal')
         .select('id')
@@ -282,39 +227,12 @@ describe('several consultations: topics in the client’s private chat', () => {
   })
   afterAll(() => w?.stop())
 
-  async function twoWithPrivateTopics() {
-    const client = await newClient(w)
-    const a = (await activeConsultation(w, client)).consultationId
-    const b = (await activeConsultation(w, client)).consultationId
-    const [ra, rb] = await Promise.all([topicReady(w, a), topicReady(w, b)])
-    return { client, a, b, staffA: ra.message_thread_id, staffB: rb.message_thread_id }
-  }
-
-  function clientTopic(consultationId: number, state: string) {
-    return eventually(async () => {
-      const r = await w.deps.db
-        .selectFrom('client_topic')
-        .selectAll()
-        .where('consultation_id', '=', consultationId)
-        .executeTakeFirst()
-      return r?.state === state ? r : undefined
-    }, `the client topic of ${consultationId} to be ${state}`)
-  }
-
-  function copiedTo(client: User, messageId: number) {
-    return w.tg.waitFor(
-      'copyMessage',
-      { chat_id: STAFF_CHAT_ID, from_chat_id: client.id, message_id: messageId },
-      { ok: true },
-    )
-  }
-
   it('each consultation gets its own topic in the private chat, and each topic routes to its own staff topic', async () => {
     w.tg.setPrivateTopics(TEST_BOT_ID, 'on')
     try {
-      const { client, a, b, staffA, staffB } = await twoWithPrivateTopics()
-      const ta = (await clientTopic(a, 'open')).thread_id!
-      const tb = (await clientTopic(b, 'open')).thread_id!
+      const { client, a, b, staffA, staffB } = await twoConsultations(w)
+      const ta = (await clientTopic(w, a, 'open')).thread_id!
+      const tb = (await clientTopic(w, b, 'open')).thread_id!
       expect(ta).not.toBe(tb)
       const names = w.tg.privateTopicsOf(client.id).map((t) => t.name)
       expect(names).toHaveLength(2)
@@ -325,8 +243,8 @@ describe('several consultations: topics in the client’s private chat', () => {
       const inB = w.tg.privateTopicText(client, tb, 'Written in the second topic')
       const inA = w.tg.privateTopicText(client, ta, 'Written in the first topic')
       await w.tg.pushAll(TEST_BOT_ID, [inB, inA])
-      expect((await copiedTo(client, inB.message.message_id)).payload.message_thread_id).toBe(staffB)
-      expect((await copiedTo(client, inA.message.message_id)).payload.message_thread_id).toBe(staffA)
+      expect((await copiedTo(w, client, inB.message.message_id)).payload.message_thread_id).toBe(staffB)
+      expect((await copiedTo(w, client, inA.message.message_id)).payload.message_thread_id).toBe(staffA)
       // The receipts and the answers come back in each consultation's own topic.
       await w.tg.waitForSent(client.id, /Question #1 accepted/, { threadId: ta })
       await w.tg.waitForSent(client.id, /Question #1 accepted/, { threadId: tb })
@@ -347,26 +265,21 @@ describe('several consultations: topics in the client’s private chat', () => {
   it('topics refused from the start: the plain chat, the replies and the choice route every message', async () => {
     w.tg.setPrivateTopics(TEST_BOT_ID, 'broken')
     try {
-      const { client, a, b, staffA, staffB } = await twoWithPrivateTopics()
-      await clientTopic(a, 'broken')
-      await clientTopic(b, 'broken')
+      const { client, a, b, staffA, staffB } = await twoConsultations(w)
+      await clientTopic(w, a, 'broken')
+      await clientTopic(w, b, 'broken')
       expect(w.tg.privateTopicsOf(client.id)).toHaveLength(0)
       const m = w.tg.privateText(client, 'No topics here')
       await w.tg.push(TEST_BOT_ID, m)
       const ask = await w.tg.waitForSent(client.id, CHOOSE)
       expect(ask.thread_id).toBeUndefined()
       await w.tg.push(TEST_BOT_ID, w.tg.callback(client, `sw:${a}`, ask))
-      expect((await copiedTo(client, m.message.message_id)).payload.message_thread_id).toBe(staffA)
+      expect((await copiedTo(w, client, m.message.message_id)).payload.message_thread_id).toBe(staffA)
       // B's activation notice, in the plain chat: a reply to it goes to B.
-      const actB = await w.deps.db
-        .selectFrom('consultation_client_message')
-        .select('message_id')
-        .where('consultation_id', '=', b)
-        .orderBy('message_id')
-        .executeTakeFirstOrThrow()
-      const r = w.tg.privateText(client, 'For the second', { replyTo: actB.message_id })
+      const [actB] = await firstMessages(w, b, 'the activation notice of B')
+      const r = w.tg.privateText(client, 'For the second', { replyTo: actB! })
       await w.tg.push(TEST_BOT_ID, r)
-      expect((await copiedTo(client, r.message.message_id)).payload.message_thread_id).toBe(staffB)
+      expect((await copiedTo(w, client, r.message.message_id)).payload.message_thread_id).toBe(staffB)
     } finally {
       w.tg.setPrivateTopics(TEST_BOT_ID, 'off')
     }
@@ -375,13 +288,13 @@ describe('several consultations: topics in the client’s private chat', () => {
   it('topics that break after they were made: the client’s topic still routes, sends fall back to the plain chat', async () => {
     w.tg.setPrivateTopics(TEST_BOT_ID, 'on')
     try {
-      const { client, a, staffA } = await twoWithPrivateTopics()
-      const ta = (await clientTopic(a, 'open')).thread_id!
+      const { client, a, staffA } = await twoConsultations(w)
+      const ta = (await clientTopic(w, a, 'open')).thread_id!
       w.tg.setPrivateTopics(TEST_BOT_ID, 'broken')
       const since = w.tg.mark()
       const inA = w.tg.privateTopicText(client, ta, 'Written in the first topic, now broken')
       await w.tg.push(TEST_BOT_ID, inA)
-      expect((await copiedTo(client, inA.message.message_id)).payload.message_thread_id).toBe(staffA)
+      expect((await copiedTo(w, client, inA.message.message_id)).payload.message_thread_id).toBe(staffA)
       // The receipt into the topic is refused ("message thread not found"), then sent to the plain chat.
       const refused = await w.tg.waitFor(
         'sendMessage',
@@ -391,7 +304,7 @@ describe('several consultations: topics in the client’s private chat', () => {
       expect(refused.ok).toBe(false)
       const rcpt = await w.tg.waitForSent(client.id, /Question #1 accepted/, { since })
       expect(rcpt.thread_id).toBeUndefined()
-      await clientTopic(a, 'broken')
+      await clientTopic(w, a, 'broken')
       const answer = await staffSends(w, staffA, w.expert, 'Answer after the break')
       const back = await w.tg.waitFor(
         'copyMessage',
@@ -402,7 +315,7 @@ describe('several consultations: topics in the client’s private chat', () => {
       // A reply to the fallback receipt still finds its consultation.
       const more = w.tg.privateText(client, 'More', { replyTo: rcpt.message_id })
       await w.tg.push(TEST_BOT_ID, more)
-      expect((await copiedTo(client, more.message.message_id)).payload.message_thread_id).toBe(staffA)
+      expect((await copiedTo(w, client, more.message.message_id)).payload.message_thread_id).toBe(staffA)
     } finally {
       w.tg.setPrivateTopics(TEST_BOT_ID, 'off')
     }

@@ -9,6 +9,7 @@ import {
   STAFF_CHAT_ID,
   startDraftWorld,
 } from '../support/drafting'
+import { owner } from '../support/experts'
 import { appeals, eventually, lanesIdle, staffSends, TEST_BOT_ID } from '../support/fixtures'
 
 /**
@@ -61,15 +62,7 @@ describe('staff buttons are judged in the consultation’s own group', () => {
       .select(['state', 'staff_chat_id'])
       .where('id', '=', id)
       .executeTakeFirstOrThrow()
-  const owner = async (id: number) =>
-    (
-      await w.deps.db
-        .selectFrom('expert_assignment')
-        .select('expert_id')
-        .where('consultation_id', '=', id)
-        .where('ended_at', 'is', null)
-        .executeTakeFirst()
-    )?.expert_id
+  const ownerOf = async (id: number) => (await owner(w, id))?.expert_id
 
   it('an expert of group B forging group A’s buttons in B: no draft, no send, no edit, no discard, no close, no hand-over', async () => {
     const { client, consultationId, thread } = await consultationWithQuestion(
@@ -80,7 +73,7 @@ describe('staff buttons are judged in the consultation’s own group', () => {
       },
     )
     expect((await consultation(consultationId)).staff_chat_id).toBe(STAFF_CHAT_ID)
-    const ownerBefore = await owner(consultationId)
+    const ownerBefore = await ownerOf(consultationId)
 
     // dr:new: no draft is created, nothing is reserved.
     const n = await forge(eve, `dr:new:${consultationId}`, GROUP_B)
@@ -113,7 +106,7 @@ describe('staff buttons are judged in the consultation’s own group', () => {
 
     const assign = await forge(eve, `ex:as:${consultationId}:${ADMIN_ID}`, GROUP_B)
     expect(assign).toMatchObject({ text: REFUSED_RU, show_alert: true })
-    expect(await owner(consultationId)).toBe(ownerBefore)
+    expect(await ownerOf(consultationId)).toBe(ownerBefore)
 
     await lanesIdle(w, consultationId)
     expect(w.tg.sentTo(client.id).some((m) => m.text?.includes('GROUP-A-DRAFT'))).toBe(false)

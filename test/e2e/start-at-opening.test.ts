@@ -58,7 +58,9 @@ describe('an immediate tariff outside hours', () => {
     expect(data).toContain(openingData())
     expect(data).not.toContain(`tf:buy:quick:${hash()}`)
     const later = buttons.find((b) => b.callback_data === openingData())!
-    expect(later.text).toContain(formatInstant(OPENING, zone, 'ru'))
+    // In the zone she picked, her own: no zone named.
+    expect(later.text).toContain(`(${formatInstant(OPENING, { id: zone, own: true }, 'ru')})`)
+    expect(later.text).not.toContain('по Екатеринбургу')
     expect(card.payload.text).toContain('Выберите ниже')
 
     // A pay button of a card shown while the desk was open: no order, no invoice; the choice is shown instead.

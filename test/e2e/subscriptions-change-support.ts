@@ -5,7 +5,7 @@ import type { PlanConfig } from '../../src/config/schema'
 import { CONSULTATION_SCOPE } from '../../src/orders/allowances'
 import { planTermsHash } from '../../src/subscriptions/plans'
 import { type DeskWorld, TEST_BOT_ID } from '../support/fixtures'
-import { BASIC, handled, PRO } from './subscriptions-support'
+import { BASIC, firstCharge, handled, PRO } from './subscriptions-support'
 
 /** Helpers of the change-of-plan tests (issue 22): the offer and its link, the payment, the plan's periods at the Star. */
 
@@ -37,20 +37,7 @@ export function changeKit(ref: { w: DeskWorld }) {
 
   /** The link paid: pre-checkout, then the first recurring charge; resolves when the update was handled. */
   async function payLink(client: User, link: { payload: string; amount: number }, charge: string) {
-    const q = ref.w.tg.preCheckout(client, { invoice_payload: link.payload, total_amount: link.amount })
-    await ref.w.tg.push(TEST_BOT_ID, q)
-    await ref.w.tg.waitFor('answerPreCheckoutQuery', {
-      pre_checkout_query_id: q.pre_checkout_query!.id,
-      ok: true,
-    })
-    const draft = ref.w.tg.successfulPayment(client, {
-      invoice_payload: link.payload,
-      total_amount: link.amount,
-      telegram_payment_charge_id: charge,
-      subscription_expiration_date: Math.floor((Date.now() + 30 * DAY) / 1000),
-      is_recurring: true,
-      is_first_recurring: true,
-    })
+    const draft = await firstCharge(ref.w, client, link, charge)
     const pushed = await ref.w.tg.push(TEST_BOT_ID, draft)
     await handled(ref.w, pushed.update.update_id)
     return draft

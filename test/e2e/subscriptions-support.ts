@@ -69,24 +69,34 @@ export async function subscribeLink(w: DeskWorld, client: User, p: PlanConfig) {
   return { ...payload, amount: payload.prices[0]!.amount, link }
 }
 
-/** The whole purchase: link, pre-checkout, the first recurring payment; resolves with the subscription. */
-export async function subscribe(w: DeskWorld, client: User, p: PlanConfig = BASIC) {
-  const link = await subscribeLink(w, client, p)
+/**
+ * A subscription link's pre-checkout, approved; then its first recurring charge (`charge`) as Telegram would send it
+ * next, returned, not pushed.
+ */
+export async function firstCharge(
+  w: DeskWorld,
+  client: User,
+  link: { payload: string; amount: number },
+  charge: string,
+) {
   const q = w.tg.preCheckout(client, { invoice_payload: link.payload, total_amount: link.amount })
   await w.tg.push(TEST_BOT_ID, q)
   await w.tg.waitFor('answerPreCheckoutQuery', { pre_checkout_query_id: q.pre_checkout_query!.id, ok: true })
+  return w.tg.successfulPayment(client, {
+    invoice_payload: link.payload,
+    total_amount: link.amount,
+    telegram_payment_charge_id: charge,
+    subscription_expiration_date: Math.floor((Date.now() + 30 * DAY) / 1000),
+    is_recurring: true,
+    is_first_recurring: true,
+  })
+}
+
+/** The whole purchase: link, pre-checkout, the first recurring payment; resolves with the subscription. */
+export async function subscribe(w: DeskWorld, client: User, p: PlanConfig = BASIC) {
+  const link = await subscribeLink(w, client, p)
   const charge = `sub-${Math.random().toString(36).slice(2, 12)}`
-  await w.tg.push(
-    TEST_BOT_ID,
-    w.tg.successfulPayment(client, {
-      invoice_payload: link.payload,
-      total_amount: link.amount,
-      telegram_payment_charge_id: charge,
-      subscription_expiration_date: Math.floor((Date.now() + 30 * DAY) / 1000),
-      is_recurring: true,
-      is_first_recurring: true,
-    }),
-  )
+  await w.tg.push(TEST_BOT_ID, await firstCharge(w, client, link, charge))
   const sub = await eventually(
     () =>
       w.deps.db

@@ -219,6 +219,35 @@ async function play(lang: Lang): Promise<Seen[]> {
   // Moved with the consultation's clock by the fast-forwards since, so compared to the time it was sent.
   expect(entity.unix_time).toBeGreaterThan(Math.floor(due.due_at.getTime() / 1000))
 
+  // A zone is named only when it is not the reader's own. Before /timezone, Anna reads times in the desk's zone,
+  // which she did not pick: named in words. Once she picked Moscow (the desk's zone too), it is hers: no zone.
+  const moscow = lang === 'ru' ? 'по Москве' : 'Moscow time'
+  const textOf = (x: RecordedCall) => String(x.payload.text)
+  const picked = tg.calls.findIndex((x) => /^(Time zone set|Часовой пояс установлен)/.test(textOf(x)))
+  expect(picked).toBeGreaterThan(0)
+  const toAnna = (from = 0) =>
+    tg.calls
+      .slice(from)
+      .filter((x) => x.ok && x.method === 'sendMessage' && Number(x.payload.chat_id) === anna.id)
+  expect(text).toContain(` ${moscow}`)
+  const [statusBefore, statusAfter] = toAnna().filter((x) => /^(Your orders|Ваши заказы)/.test(textOf(x)))
+  expect(textOf(statusBefore!)).toMatch(
+    lang === 'ru' ? /^Ваши заказы \(время по Москве\):/ : /^Your orders \(Moscow time\):/,
+  )
+  expect(textOf(statusAfter!)).toMatch(/^(Your orders|Ваши заказы):\n/)
+  const closing = toAnna(picked).find((x) => /⏳/.test(textOf(x)))!
+  expect(textOf(closing)).toMatch(/\d+ \S+ \d{4}, \d\d:\d\d/)
+  expect(textOf(closing)).not.toContain(moscow)
+  // Staff read every time in the desk's zone, their own: no zone is named to them either.
+  const toStaff = tg.calls.filter(
+    (x) =>
+      x.ok &&
+      (x.method === 'sendMessage' || x.method === 'editMessageText') &&
+      Number(x.payload.chat_id) === STAFF_CHAT_ID,
+  )
+  expect(toStaff.some((x) => /\d{4}, \d\d:\d\d/.test(textOf(x)))).toBe(true)
+  expect(toStaff.map(textOf).filter((s) => s.includes(moscow))).toEqual([])
+
   const seen: Seen[] = []
   for (const call of tg.calls) {
     if (!call.ok || call.method === 'copyMessage' || call.method === 'copyMessages') continue

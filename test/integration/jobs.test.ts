@@ -88,3 +88,41 @@ describe('outbox', () => {
     await until(async () => (await runs()).includes(10_001), 'the nudged job')
   })
 })
+
+describe('stop', () => {
+  it('a handler that outlives the grace: its job goes back to the queue and its late end is no unhandled rejection', async () => {
+    const slow = defineQueue<{ n: number }>('test.slow', { retryLimit: 1, retryDelay: 0 }, 1)
+    const c = Jobs.create(t.url, [slow], quietLogger())
+    await c.start()
+    let release!: () => void
+    const released = new Promise<void>((r) => {
+      release = r
+    })
+    let started = false
+    await c.work(slow, async () => {
+      started = true
+      await released
+    })
+    const rejections: unknown[] = []
+    const onRejection = (e: unknown) => rejections.push(e)
+    process.on('unhandledRejection', onRejection)
+    try {
+      await c.transaction(t.db, async (_trx, outbox) => {
+        await outbox.send(slow, { n: 1 })
+      })
+      await until(async () => started, 'the slow handler to start')
+      // pg-boss waits at least 1 s, then fails the job back and the pool closes while the handler still runs.
+      await c.stop(1000)
+      release()
+      await new Promise((r) => setTimeout(r, 500))
+      expect(rejections).toEqual([])
+      const r = await sql<{ state: string }>`select state from pgboss.job where name = ${slow.name}`.execute(
+        t.db,
+      )
+      // Failed back with a retry left: the job waits to run again.
+      expect(r.rows.map((x) => x.state)).toEqual(['retry'])
+    } finally {
+      process.off('unhandledRejection', onRejection)
+    }
+  })
+})

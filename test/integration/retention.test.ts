@@ -1,5 +1,6 @@
 import { sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { RULE_DEFAULTS } from '../../src/config/rules.schema'
 import { claimUpdate } from '../../src/db/once'
 import { Jobs } from '../../src/jobs/jobs'
 import { pruneOnce, RETENTION, retentionQueue, startRetention } from '../../src/jobs/retention'
@@ -115,6 +116,32 @@ describe('retention', () => {
     await pruneOnce(t.db)
     expect(await t.db.transaction().execute((trx) => claimUpdate(trx, BOT, base))).toBe(true)
     expect(await t.db.transaction().execute((trx) => claimUpdate(trx, BOT, base + 100_000))).toBe(false)
+  })
+
+  it("follows each desk's rules.retention by bot_id; other bots keep the defaults", async () => {
+    const base = 5_000_000
+    await seed(3, 0, base)
+    // This desk keeps claims 72 h and send keys 60 days: the 49-hour and 31-day-old rows stay.
+    const desks = [
+      {
+        botId: BOT,
+        rules: {
+          retention: { ...RULE_DEFAULTS.retention, processedUpdateHours: 72, outboundMessageDays: 60 },
+        },
+      },
+    ]
+    await pruneOnce(t.db, RETENTION, { desks })
+    expect(await counts(base)).toEqual({
+      processed_update: 3,
+      inbox_update: 2,
+      outbound_message: 3,
+      conversation_state: 0,
+      refusal_told: 0,
+      private_alert: 0,
+    })
+    // The same rows under another bot's settings (the defaults) go.
+    await pruneOnce(t.db, RETENTION, { desks: [{ ...desks[0]!, botId: BOT + 1 }] })
+    expect(await counts(base)).toMatchObject({ processed_update: 0, outbound_message: 0, inbox_update: 2 })
   })
 
   it('runs as the pg-boss job ops.retention, scheduled every ten minutes', async () => {

@@ -21,7 +21,8 @@ import type { Socket } from 'node:net'
  * `data: [DONE]`). `chunks` splits the content (default: by words), `chunkDelayMs` paces them, and
  *   ai.script({ kind: 'ok', chunks: ['a', 'b', 'c'], hangAfterChunks: true })
  * sends the chunks and then neither finishes nor closes: the request's `closed` turns true when the client drops
- * the connection (a Stop), which `waitForClosed(i)` waits for.
+ * the connection (a Stop), which `waitForClosed(i)` waits for; with `holdFinish: true` instead it waits after the
+ * chunks until the test calls `finish(i)` (a finish timed against a Stop), then finishes as usual.
  */
 
 export interface FakeUsage {
@@ -45,6 +46,8 @@ export type Behaviour =
       chunkDelayMs?: number
       /** Streamed requests: after the chunks, stall (no finish, no usage) until the client closes. */
       hangAfterChunks?: boolean
+      /** Streamed requests: after the chunks, wait for `finish(i)` (or the client closing), then finish as usual. */
+      holdFinish?: boolean
     }
   | { kind: 'error'; status: number; message?: string; requestId?: string; delayMs?: number }
   /** Never answers: the client times out (the request was received: it may have been billed). */
@@ -82,6 +85,8 @@ export interface FakeOpenAI {
   waitForRequests(n: number, timeoutMs?: number): Promise<RecordedRequest[]>
   /** Resolves once the client closed request `i`'s connection before its answer was complete (bounded). */
   waitForClosed(i: number, timeoutMs?: number): Promise<RecordedRequest>
+  /** Lets request `i` (scripted with holdFinish) send its finish, usage and [DONE] now. */
+  finish(i: number): void
   reset(): void
   close(): Promise<void>
 }
@@ -94,6 +99,9 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
   const sockets = new Set<Socket>()
   const waiters = new Set<() => void>()
   const state = { defaultBehaviour: { kind: 'ok' } as Behaviour }
+  /** Requests held before their finish (holdFinish), by the request's index: the function that lets each go. */
+  const held = new Map<number, () => void>()
+  const released = new Set<number>()
 
   const server: Server = createServer((req, res) => {
     void handle(req, res)
@@ -266,6 +274,16 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
       rec.chunksSent++
     }
     if (b.hangAfterChunks) return
+    if (b.holdFinish) {
+      const i = requests.indexOf(rec)
+      if (!released.has(i))
+        await new Promise<void>((resolve) => {
+          held.set(i, resolve)
+          res.on('close', () => resolve())
+        })
+      held.delete(i)
+      if (rec.closed) return
+    }
     send({ ...base, choices: [{ index: 0, delta: {}, finish_reason: b.finishReason ?? 'stop' }] })
     if (usage && body?.stream_options?.include_usage)
       send({
@@ -338,8 +356,14 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
         check()
       })
     },
+    finish(i) {
+      released.add(i)
+      held.get(i)?.()
+    },
     reset() {
       requests.length = 0
+      held.clear()
+      released.clear()
       queue.length = 0
       state.defaultBehaviour = { kind: 'ok' }
     },

@@ -6,6 +6,7 @@ import type { App, Role } from '../../src/app'
 import { upsertClient } from '../../src/clients/clients.repository'
 import type { LoadedConfig } from '../../src/config/load'
 import { activateConsultation } from '../../src/consultations/activation'
+import type { Trx } from '../../src/db/database'
 import type { Deps } from '../../src/deps'
 import { pendingCount } from '../../src/intake/inbox.repository'
 import type { Logger } from '../../src/log'
@@ -22,13 +23,20 @@ import {
   TEST_TOKEN,
   type TestApp,
 } from './app'
-import { type BotApiStandIn, type MessageUpdateDraft, startBotApi, type TopicMessageOptions } from './bot-api'
+import {
+  type BotApiStandIn,
+  type MessageExtra,
+  type MessageUpdateDraft,
+  startBotApi,
+  type TopicMessageOptions,
+} from './bot-api'
 import type { TestDatabase } from './db'
 
 /**
  * Fixtures for the desk's tests: the real app against the Bot API stand-in, consultations made active by the real
  * activation function (on order/consultation rows inserted as the payment flow would), and bounded waits on the
- * database instead of sleeps.
+ * database instead of sleeps. Over 400 lines on purpose: the one home of what nearly every e2e test starts from (the
+ * world, its clients and consultations, the waits), so a helper is not written again beside it.
  */
 
 export { ADMIN_ID, EXPERT_ID, STAFF_CHAT_ID, TEST_BOT_ID }
@@ -163,6 +171,35 @@ export async function newClient(w: DeskWorld, init: Partial<User> = {}): Promise
   return u
 }
 
+export interface ConsultationOptions {
+  tariff?: string
+  lang?: string
+}
+
+/** An order snapshot of the tariff and its waiting consultation, inserted as the payment flow inserts them. */
+async function insertConsultation(
+  trx: Trx,
+  w: DeskWorld,
+  client: User,
+  opts: ConsultationOptions,
+  order: { state?: 'paid_waiting'; needs_start_date?: boolean } = {},
+): Promise<{ consultationId: number; orderId: number }> {
+  const desk = w.t.desk
+  const tariff = findTariff(desk, opts.tariff ?? 'quick')!
+  const lang = opts.lang ?? client.language_code ?? 'en'
+  const o = await trx
+    .insertInto('orders')
+    .values({ bot_id: desk.botId, user_id: client.id, ...snapshotTariff(desk, tariff, lang), ...order })
+    .returning('id')
+    .executeTakeFirstOrThrow()
+  const c = await trx
+    .insertInto('consultation')
+    .values({ bot_id: desk.botId, order_id: o.id, user_id: client.id })
+    .returning('id')
+    .executeTakeFirstOrThrow()
+  return { consultationId: c.id, orderId: o.id }
+}
+
 /**
  * An active consultation for the client: an order snapshot of the tariff and a waiting consultation inserted as
  * the payment flow inserts them, then the real activateConsultation (window from the database clock, ledger
@@ -171,30 +208,35 @@ export async function newClient(w: DeskWorld, init: Partial<User> = {}): Promise
 export async function activeConsultation(
   w: DeskWorld,
   client: User,
-  opts: { tariff?: string; lang?: string } = {},
+  opts: ConsultationOptions = {},
 ): Promise<{ consultationId: number; orderId: number }> {
-  const desk = w.t.desk
-  const tariff = findTariff(desk, opts.tariff ?? 'quick')!
-  const lang = opts.lang ?? client.language_code ?? 'en'
   return w.deps.jobs.transaction(w.deps.db, async (trx, outbox) => {
-    const order = await trx
-      .insertInto('orders')
-      .values({ bot_id: desk.botId, user_id: client.id, ...snapshotTariff(desk, tariff, lang) })
-      .returning('id')
-      .executeTakeFirstOrThrow()
-    const c = await trx
-      .insertInto('consultation')
-      .values({ bot_id: desk.botId, order_id: order.id, user_id: client.id })
-      .returning('id')
-      .executeTakeFirstOrThrow()
+    const c = await insertConsultation(trx, w, client, opts)
     const r = await activateConsultation(trx, outbox, w.deps, {
-      consultationId: c.id,
+      consultationId: c.consultationId,
       actorId: null,
       reason: 'admin',
     })
     expect(r.status).toBe('activated')
-    return { consultationId: c.id, orderId: order.id }
+    return c
   })
+}
+
+/**
+ * A paid order that waits for its start (paid_waiting) and its consultation, not active: a start on request, or
+ * with `needsStartDate` one the admin has to offer (/startdate). Inserted as the payment flow inserts them.
+ */
+export function waitingConsultation(
+  w: DeskWorld,
+  client: User,
+  opts: ConsultationOptions & { needsStartDate?: boolean } = {},
+): Promise<{ consultationId: number; orderId: number }> {
+  return w.deps.db.transaction().execute((trx) =>
+    insertConsultation(trx, w, client, opts, {
+      state: 'paid_waiting',
+      ...(opts.needsStartDate ? { needs_start_date: true } : {}),
+    }),
+  )
 }
 
 /**
@@ -204,7 +246,7 @@ export async function activeConsultation(
 export async function paidConsultation(
   w: DeskWorld,
   clientInit: Partial<User> = {},
-  opts: { tariff?: string; lang?: string } = {},
+  opts: ConsultationOptions = {},
 ): Promise<{ client: User; consultationId: number; orderId: number }> {
   const client = await newClient(w, clientInit)
   const { consultationId, orderId } = await activeConsultation(w, client, opts)
@@ -215,7 +257,7 @@ export async function paidConsultation(
 export async function consultationWithTopic(
   w: DeskWorld,
   clientInit: Partial<User> = {},
-  opts: { tariff?: string; lang?: string } = {},
+  opts: ConsultationOptions = {},
 ): Promise<{ client: User; consultationId: number; orderId: number; route: Route }> {
   const c = await paidConsultation(w, clientInit, opts)
   return { ...c, route: await topicReady(w, c.consultationId) }
@@ -295,7 +337,7 @@ export function appeals(w: DeskWorld, consultationId: number) {
 export async function clientSends(
   w: DeskWorld,
   client: User,
-  content: string | Partial<Message>,
+  content: string | MessageExtra,
 ): Promise<MessageUpdateDraft['message']> {
   const draft =
     typeof content === 'string' ? w.tg.privateText(client, content) : w.tg.privateMessage(client, content)

@@ -2,6 +2,10 @@ import { sql } from 'kysely'
 import type { Db } from '../../src/db/database'
 import { BOSS_SCHEMA } from '../../src/jobs/jobs'
 
+/** An hour and a minute in ms, the steps tests move a consultation forward by. */
+export const H = 3600_000
+export const MIN = 60_000
+
 /**
  * Moves one consultation forward in time without sleeping: every stored instant of it (window, ledger periods,
  * appeals, messages, what the lifecycle jobs recorded) and the start of its scheduled jobs move back by `ms`, as if

@@ -25,6 +25,8 @@ export interface AppProcess {
   /** Resolves with the exit code (null when killed by a signal). */
   exited: Promise<number | null>
   output(): string
+  /** What it wrote to stderr (a crash's stack, an uncaught error), apart from its log lines. */
+  stderr(): string
   /** Log lines (parsed JSON) whose msg matches. */
   logs(msg: RegExp): Record<string, unknown>[]
 }
@@ -90,6 +92,7 @@ export function spawnApp(opts: {
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   let out = ''
+  let err = ''
   const p: AppProcess = {
     name: opts.name,
     role: opts.role,
@@ -98,6 +101,7 @@ export function spawnApp(opts: {
     started: undefined as unknown as Promise<void>,
     exited: new Promise((resolve) => child.once('exit', (code) => resolve(code))),
     output: () => out,
+    stderr: () => err,
     logs(msg) {
       const found: Record<string, unknown>[] = []
       for (const line of out.split('\n')) {
@@ -122,6 +126,7 @@ export function spawnApp(opts: {
     child.stdout!.on('data', onData)
     child.stderr!.on('data', (d) => {
       out += d
+      err += d
     })
     void p.exited.then((code) =>
       reject(new Error(`${opts.name} exited (${code}) before it started:\n${out.slice(-3000)}`)),
@@ -143,6 +148,19 @@ export async function stopGracefully(p: AppProcess): Promise<number | null> {
   if (p.child.exitCode !== null || p.child.signalCode !== null) return p.child.exitCode
   p.child.kill('SIGTERM')
   return p.exited
+}
+
+/**
+ * SIGTERM to each and their exit codes, as `name: code`, with what a process that did not exit 0 wrote to stderr and
+ * its last log lines: a failed graceful stop explains itself in the assertion.
+ */
+export async function stopAll(procs: AppProcess[]): Promise<string[]> {
+  const codes = await Promise.all(procs.map((p) => stopGracefully(p)))
+  return procs.map((p, i) => {
+    if (codes[i] === 0) return `${p.name}: 0`
+    const tail = p.output().split('\n').slice(-15).join('\n')
+    return `${p.name}: ${codes[i]}\n--- stderr\n${p.stderr().slice(-3000)}\n--- last lines\n${tail}`
+  })
 }
 
 export function isRunning(p: AppProcess): boolean {

@@ -24,6 +24,7 @@ const desk = (slug: string, token: string, admins: number[], experts: number[]) 
     token,
     botId: Number(token.split(':')[0]),
     defaultLanguage: 'ru',
+    rules: { languages: ['ru', 'en'] },
     staff: { admins, experts },
   }) as unknown as LoadedConfig['desks'][number]
 

@@ -48,6 +48,7 @@ describe('drafting provider (openai SDK, retries off)', () => {
       text: 'hello',
       finishReason: 'stop',
       usage: { input: 11, output: 7 },
+      chunks: 1,
       providerRequestId: 'req_abc',
     })
     const [q] = ai.requests

@@ -4,7 +4,7 @@ import type { T } from './i18n'
 
 /**
  * The pieces of the settings page (web/dashboard/settings.tsx): a field with its Save, a confirmation, the zone
- * picker, the new tariff form.
+ * picker, the form of a new tariff or plan.
  */
 
 type Key = Parameters<T>[0]
@@ -16,11 +16,19 @@ export function fieldLabel(t: T, field: string): string {
   return s === `f-${field}` ? field : s
 }
 
+/** How a field's value is written, where the label alone does not say it (the chat's question, in the page's words). */
+export function hintOf(t: T, field: string): string | undefined {
+  const key = `hint-${field}` as Key
+  const s = t(key)
+  return s === key ? undefined : s
+}
+
 /** A labelled input with its own Save: what the chat asks for by typing, the same words read the same way. */
 export function Field(props: {
   t: T
   name: string
   label: string
+  hint?: string | undefined
   value: string
   multiline?: boolean
   onSave: (value: string) => Promise<boolean>
@@ -49,6 +57,7 @@ export function Field(props: {
         <label>
           {props.label}
           <input name="value" value={text} onInput={input} />
+          {props.hint && <span class="field-hint">{props.hint}</span>}
         </label>
       )}
       <button type="submit" disabled={busy || text === props.value}>
@@ -100,42 +109,47 @@ export function ZonePicker(props: { t: T; s: SettingsDto; onSave: (zone: string)
   )
 }
 
-const NEW = { code: '', title: '', priceStars: '', windowHours: '', appeals: '', slaBusinessHours: '' }
+/** The fields of a new tariff or plan (the chat's steps, src/settings/create.ts); a tariff also picks its start. */
+const STEPS = {
+  tariff: ['code', 'title', 'priceStars', 'windowHours', 'appeals', 'slaBusinessHours'],
+  plan: ['code', 'title', 'priceStars', 'questions', 'slaBusinessHours'],
+} as const
 
-export function NewTariff(props: { t: T; onCreate: (b: Record<string, unknown>) => Promise<boolean> }) {
-  const { t } = props
+export function NewItem(props: {
+  kind: 'tariff' | 'plan'
+  t: T
+  onCreate: (b: Record<string, unknown>) => Promise<boolean>
+}) {
+  const { t, kind } = props
+  const steps: readonly string[] = STEPS[kind]
+  const empty = () => Object.fromEntries(steps.map((k) => [k, ''])) as Record<string, string>
   const [open, setOpen] = useState(false)
-  const [v, setV] = useState(NEW)
+  const [v, setV] = useState(empty)
   const [mode, setMode] = useState<'immediate' | 'on_request'>('immediate')
   if (!open)
     return (
-      <button type="button" data-action="new-tariff" onClick={() => setOpen(true)}>
-        {t('st-new-tariff')}
+      <button type="button" data-action={`new-${kind}`} onClick={() => setOpen(true)}>
+        {t(kind === 'tariff' ? 'st-new-tariff' : 'st-new-plan')}
       </button>
     )
   const num = (x: string) => (x.trim() === '' ? null : Number(x.replace(',', '.')))
   return (
     <form
       class="new-tariff"
-      data-form="new-tariff"
+      data-form={`new-${kind}`}
       onSubmit={async (e) => {
         e.preventDefault()
-        const ok = await props.onCreate({
-          code: v.code,
-          title: v.title,
-          priceStars: num(v.priceStars),
-          windowHours: num(v.windowHours),
-          appeals: num(v.appeals),
-          slaBusinessHours: num(v.slaBusinessHours),
-          startMode: mode,
-        })
-        if (ok) {
-          setV(NEW)
+        const body: Record<string, unknown> = Object.fromEntries(
+          steps.map((k) => [k, k === 'code' || k === 'title' ? v[k] : num(v[k] ?? '')]),
+        )
+        if (kind === 'tariff') body.startMode = mode
+        if (await props.onCreate(body)) {
+          setV(empty())
           setOpen(false)
         }
       }}
     >
-      {(Object.keys(NEW) as (keyof typeof NEW)[]).map((k) => (
+      {steps.map((k) => (
         <label key={k}>
           {fieldLabel(t, k)}
           <input
@@ -146,17 +160,21 @@ export function NewTariff(props: { t: T; onCreate: (b: Record<string, unknown>) 
           />
         </label>
       ))}
-      <label>
-        {fieldLabel(t, 'startMode')}
-        <select
-          name="startMode"
-          value={mode}
-          onChange={(e) => setMode((e.target as HTMLSelectElement).value as typeof mode)}
-        >
-          <option value="immediate">{t('st-mode-immediate')}</option>
-          <option value="on_request">{t('st-mode-on_request')}</option>
-        </select>
-      </label>
+      {kind === 'tariff' ? (
+        <label>
+          {fieldLabel(t, 'startMode')}
+          <select
+            name="startMode"
+            value={mode}
+            onChange={(e) => setMode((e.target as HTMLSelectElement).value as typeof mode)}
+          >
+            <option value="immediate">{t('st-mode-immediate')}</option>
+            <option value="on_request">{t('st-mode-on_request')}</option>
+          </select>
+        </label>
+      ) : (
+        <p class="hint">{t('st-plan-terms')}</p>
+      )}
       <button type="submit" class="primary">
         {t('st-create')}
       </button>

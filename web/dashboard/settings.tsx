@@ -1,28 +1,43 @@
+import type { ComponentChildren } from 'preact'
 import { useEffect, useState } from 'preact/hooks'
 import type { MeDto } from '../../src/dashboard/dashboard.model'
 import type {
   FieldTargetDto,
   InviteDto,
+  PlanFieldDto,
+  RuleFieldDto,
   SettingsDto,
   SettingsIssueDto,
+  TariffFieldDto,
   WeekdayDto,
 } from '../../src/dashboard/settings.model'
 import { type Api, ApiError } from './api'
-import { formatAt } from './format'
+import { formatAt, pluralForm } from './format'
 import type { Lang, T } from './i18n'
 
 /**
  * The settings pages (owner and admins; the tab is not shown to experts and the API refuses them): the same edits as
- * the chat's /settings, /staff and /invite, made by the same services on the server. Every write sends the version
+ * the chat's /settings, /staff and /invite (every field of a tariff and a plan, new plans and deletes, anti-flood,
+ * days off), made by the same services on the server. Every write sends the version
  * the page was drawn from: when someone changed the settings meanwhile, nothing is written, the page says so with the
  * value now, and redraws from the current settings. A refused value names its field.
  */
 
-import { Confirm, Field, fieldLabel, NewTariff, ZonePicker } from './settings-parts'
+import { Confirm, Field, fieldLabel, hintOf, NewItem, ZonePicker } from './settings-parts'
 
 type Key = Parameters<T>[0]
 const DAYS: WeekdayDto[] = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun']
-
+/** A tariff's fields: the main ones shown, the rest under "more" (the slots only for a scheduled tariff). */
+const TARIFF_MAIN: TariffFieldDto[] = ['priceStars', 'title', 'appeals', 'windowHours']
+const SLOT_FIELDS: TariffFieldDto[] = ['slots', 'slotCapacity']
+const TARIFF_MORE: TariffFieldDto[] = [
+  'slaBusinessHours',
+  'dailyCapacity',
+  ...SLOT_FIELDS,
+  'breachPolicy',
+  'refundPolicy',
+  'topUps',
+]
 type Notice = { kind: 'done' | 'conflict' | 'invalid' | 'error'; text: string }
 
 export function Settings(props: { api: Api; me: MeDto; t: T; lang: Lang }) {
@@ -51,11 +66,17 @@ export function Settings(props: { api: Api; me: MeDto; t: T; lang: Lang }) {
         return false
       }
       const b = e.body as {
+        error?: string
+        count?: number
         settings?: SettingsDto
         current?: string
         issues?: SettingsIssueDto[]
       }
-      if (e.status === 409 && b.settings) {
+      if (e.status === 409 && b.error === 'refused' && b.settings) {
+        setS(b.settings)
+        const n = b.count ?? 0
+        setNotice({ kind: 'invalid', text: t(`st-plan-live-${pluralForm(n, lang)}` as Key, { n }) })
+      } else if (e.status === 409 && b.settings) {
         setS(b.settings)
         setNotice({
           kind: 'conflict',
@@ -88,73 +109,61 @@ export function Settings(props: { api: Api; me: MeDto; t: T; lang: Lang }) {
       )}
       <section class="card" data-section="tariffs">
         <h2>{t('st-tariffs')}</h2>
-        {s.tariffs.map((x) => (
-          <div class="setting-item" key={`${x.code}:${s.version}`} data-tariff={x.code}>
-            <div class="item-head">
-              <b>{title(x)}</b>{' '}
-              <span class={`badge ${x.paused ? 'state-revoked' : 'state-active'}`}>
-                {t(x.paused ? 'st-paused' : 'st-on-sale')}
-              </span>
-            </div>
-            {(['priceStars', 'title', 'appeals', 'windowHours'] as const).map((f) => (
+        {s.tariffs.map((x) => {
+          const edit = (f: TariffFieldDto) => (
+            <Field
+              key={f}
+              t={t}
+              name={`tariff:${x.code}:${f}`}
+              label={fieldLabel(t, f)}
+              hint={hintOf(t, f)}
+              value={x.fields[f]}
+              onSave={(v) => field({ kind: 'tariff', code: x.code, field: f }, v)}
+            />
+          )
+          return (
+            <SaleItem
+              key={`${x.code}:${s.version}`}
+              kind="tariff"
+              item={x}
+              title={title(x)}
+              t={t}
+              write={write}
+            >
+              {TARIFF_MAIN.map(edit)}
+              <p class="hint">{t('st-start-line', { mode: t(`st-mode-${x.startMode}` as Key) })}</p>
+              <details class="more" data-more={x.code}>
+                <summary>{t('st-more')}</summary>
+                {(x.startMode === 'scheduled'
+                  ? TARIFF_MORE
+                  : TARIFF_MORE.filter((f) => !SLOT_FIELDS.includes(f))
+                ).map(edit)}
+              </details>
+            </SaleItem>
+          )
+        })}
+        <NewItem kind="tariff" t={t} onCreate={(b) => write('tariffs', b)} />
+      </section>
+      <section class="card" data-section="plans">
+        <h2>{t('st-plans')}</h2>
+        {s.plans.length === 0 && <p class="hint">{t('st-no-plans')}</p>}
+        {s.plans.map((x) => (
+          <SaleItem key={`${x.code}:${s.version}`} kind="plan" item={x} title={title(x)} t={t} write={write}>
+            {(Object.keys(x.fields) as PlanFieldDto[]).map((f) => (
               <Field
                 key={f}
                 t={t}
-                name={`tariff:${x.code}:${f}`}
+                name={`plan:${x.code}:${f}`}
                 label={fieldLabel(t, f)}
-                value={f === 'title' ? title(x) : String(x[f])}
-                onSave={(v) => field({ kind: 'tariff', code: x.code, field: f }, v)}
+                hint={hintOf(t, f === 'refundPolicy' ? 'planRefundPolicy' : f)}
+                value={x.fields[f]}
+                onSave={(v) => field({ kind: 'plan', code: x.code, field: f }, v)}
               />
             ))}
-            <p class="hint">
-              {t('st-tariff-line', { sla: x.slaBusinessHours, mode: t(`st-mode-${x.startMode}` as Key) })}
-            </p>
-            <div class="row">
-              <button
-                type="button"
-                data-action="pause"
-                onClick={() => write(`tariffs/${x.code}/pause`, { paused: !x.paused })}
-              >
-                {t(x.paused ? 'st-resume' : 'st-pause')}
-              </button>
-              <Confirm t={t} label={t('st-delete')} onYes={() => write(`tariffs/${x.code}/delete`, {})} />
-            </div>
-          </div>
+          </SaleItem>
         ))}
-        <NewTariff t={t} onCreate={(b) => write('tariffs', b)} />
+        <NewItem kind="plan" t={t} onCreate={(b) => write('plans', b)} />
       </section>
-      {s.plans.length > 0 && (
-        <section class="card" data-section="plans">
-          <h2>{t('st-plans')}</h2>
-          {s.plans.map((x) => (
-            <div class="setting-item" key={`${x.code}:${s.version}`} data-plan={x.code}>
-              <div class="item-head">
-                <b>{title(x)}</b>{' '}
-                <span class={`badge ${x.paused ? 'state-revoked' : 'state-active'}`}>
-                  {t(x.paused ? 'st-paused' : 'st-on-sale')}
-                </span>
-              </div>
-              {(['priceStars', 'title', 'questions'] as const).map((f) => (
-                <Field
-                  key={f}
-                  t={t}
-                  name={`plan:${x.code}:${f}`}
-                  label={fieldLabel(t, f)}
-                  value={f === 'title' ? title(x) : String(x[f])}
-                  onSave={(v) => field({ kind: 'plan', code: x.code, field: f }, v)}
-                />
-              ))}
-              <button
-                type="button"
-                data-action="pause"
-                onClick={() => write(`plans/${x.code}/pause`, { paused: !x.paused })}
-              >
-                {t(x.paused ? 'st-resume' : 'st-pause')}
-              </button>
-            </div>
-          ))}
-        </section>
-      )}
       <section class="card" data-section="hours" key={`hours:${s.version}`}>
         <h2>{t('st-hours')}</h2>
         <ZonePicker t={t} s={s} onSave={(zone) => write('zone', { zone })} />
@@ -206,6 +215,31 @@ export function Settings(props: { api: Api; me: MeDto; t: T; lang: Lang }) {
           onSave={(v) => field({ kind: 'extra' }, v)}
         />
       </section>
+      <section class="card" data-section="antiflood" key={`antiflood:${s.version}`}>
+        <h2>{t('st-antiflood')}</h2>
+        <Field
+          t={t}
+          name="antiFlood"
+          label={fieldLabel(t, 'antiFlood')}
+          hint={hintOf(t, 'antiFlood')}
+          value={s.antiFlood}
+          onSave={(v) => field({ kind: 'antiFlood' }, v)}
+        />
+      </section>
+      <section class="card" data-section="rules" key={`rules:${s.version}`}>
+        <h2>{t('st-rules')}</h2>
+        {(Object.keys(s.rules) as RuleFieldDto[]).map((f) => (
+          <Field
+            key={f}
+            t={t}
+            name={`rule:${f}`}
+            label={fieldLabel(t, f)}
+            hint={hintOf(t, f)}
+            value={s.rules[f]}
+            onSave={(v) => field({ kind: 'rule', field: f }, v)}
+          />
+        ))}
+      </section>
       <section class="card" data-section="texts" key={`texts:${s.version}`}>
         <h2>{t('st-texts')}</h2>
         {(['terms', 'privacy'] as const).flatMap((which) =>
@@ -223,6 +257,41 @@ export function Settings(props: { api: Api; me: MeDto; t: T; lang: Lang }) {
         )}
       </section>
       <Staff api={api} t={t} lang={lang} s={s} zone={props.me.desk.zone} write={write} />
+    </div>
+  )
+}
+
+/** A tariff or a plan: its title and whether it is on sale, its fields (the children), pause or resume, delete. */
+function SaleItem(props: {
+  kind: 'tariff' | 'plan'
+  item: { code: string; paused: boolean }
+  title: string
+  t: T
+  write: (path: string, body: Record<string, unknown>) => Promise<boolean>
+  children: ComponentChildren
+}) {
+  const { kind, t, write } = props
+  const { code, paused } = props.item
+  const path = `${kind}s/${code}`
+  return (
+    <div
+      class="setting-item"
+      data-tariff={kind === 'tariff' ? code : undefined}
+      data-plan={kind === 'plan' ? code : undefined}
+    >
+      <div class="item-head">
+        <b>{props.title}</b>{' '}
+        <span class={`badge ${paused ? 'state-revoked' : 'state-active'}`}>
+          {t(paused ? 'st-paused' : 'st-on-sale')}
+        </span>
+      </div>
+      {props.children}
+      <div class="row">
+        <button type="button" data-action="pause" onClick={() => write(`${path}/pause`, { paused: !paused })}>
+          {t(paused ? 'st-resume' : 'st-pause')}
+        </button>
+        <Confirm t={t} label={t('st-delete')} onYes={() => write(`${path}/delete`, {})} />
+      </div>
     </div>
   )
 }
@@ -258,10 +327,19 @@ function Staff(props: {
   return (
     <section class="card" data-section="staff">
       <h2>{t('st-staff')}</h2>
+      <p class="hint">{t('hint-daysOff')}</p>
       <ul class="items">
         {s.staff.map((x) => (
           <li key={x.id} class="item" data-staff={x.id} data-role={x.role}>
             <b>{x.name || t('who-other', { id: x.id })}</b> · {t(`role-${x.role}` as Key)}
+            <Field
+              key={`${x.id}:${s.version}`}
+              t={t}
+              name={`daysOff:${x.id}`}
+              label={fieldLabel(t, 'daysOff')}
+              value={x.daysOff}
+              onSave={(v) => props.write('field', { target: { kind: 'daysOff', userId: x.id }, value: v })}
+            />
             {s.owner && x.role !== 'owner' && (
               <div class="row">
                 <button

@@ -14,7 +14,7 @@ import { roleOf } from '../../dashboard/access'
 import { deadLetters, handBackDeadLetter, handBackParked, parkedUpdates } from '../../jobs/handback'
 import { starsOverview } from '../../payments/stars'
 import { cut } from '../../text'
-import { formatInstant } from '../../time/format'
+import { formatInstant, staffZone } from '../../time/format'
 import type { BotContext } from '../context'
 import { say } from './admin-payments'
 
@@ -32,7 +32,8 @@ import { say } from './admin-payments'
  * - /stars: the bot's Stars balance, what is withdrawable, recent transactions.
  *
  * A command that changes something is claimed by its update id with its effects; a button's action is a
- * conditional change of the row it names, so a second press finds nothing to do and says so.
+ * conditional change of the row it names, so a second press finds nothing to do and says so. The role is checked
+ * here against the desk as this process sees it, and again by each service in its transaction (NOT_ADMIN_NOW).
  */
 export const adminToolsFeature = new Composer<BotContext>()
 
@@ -65,6 +66,13 @@ const answer = (ctx: BotContext, text: string, kb?: InlineKeyboard) =>
     ...(kb ? { reply_markup: kb } : {}),
     link_preview_options: { is_disabled: true },
   })
+
+/**
+ * What an admin is told when the write finds they are no longer the desk's owner or an admin: the command or button
+ * passed the check at press time, against the desk as this process last saw it; each service checks again in its
+ * transaction against the committed staff, and changes nothing.
+ */
+const NOT_ADMIN_NOW = 'adm-no-longer-admin'
 
 /** Who presses or writes: the admin's label for topic notes, or why not. */
 function actor(ctx: BotContext): { id: number; label: string } | 'expert' | undefined {
@@ -100,6 +108,7 @@ where.command([...COMMANDS], async (ctx, next) => {
         updateId,
       })
       if (r.status === 'duplicate') return
+      if (r.status === 'forbidden') return answer(ctx, t(NOT_ADMIN_NOW))
       if (r.status === 'granted') return answer(ctx, t('adm-granted', { consultation, count, left: r.left }))
       if (r.status === 'unknown') return answer(ctx, t('adm-unknown-consultation', { consultation }))
       return answer(ctx, t('adm-not-active', { consultation, state: r.state }))
@@ -117,6 +126,7 @@ where.command([...COMMANDS], async (ctx, next) => {
         updateId,
       })
       if (r.status === 'duplicate') return
+      if (r.status === 'forbidden') return answer(ctx, t(NOT_ADMIN_NOW))
       if (r.status === 'reopened')
         return answer(ctx, t('adm-reopened', { consultation, end: deskTime(ctx, r.accessUntil) }))
       if (r.status === 'unknown') return answer(ctx, t('adm-unknown-consultation', { consultation }))
@@ -151,6 +161,7 @@ where.command([...COMMANDS], async (ctx, next) => {
         actorId: who.id,
         updateId,
       })
+      if (r.status === 'forbidden') return answer(ctx, t(NOT_ADMIN_NOW))
       if (r.status === 'set') return answer(ctx, t('adm-tz-set', { user, zone }))
       if (r.status === 'unchanged') return answer(ctx, t('adm-tz-unchanged', { user, zone }))
       if (r.status === 'bad-zone') return answer(ctx, t('adm-tz-bad', { zone }))
@@ -167,6 +178,7 @@ where.command([...COMMANDS], async (ctx, next) => {
         updateId,
       })
       if (r.status === 'duplicate') return
+      if (r.status === 'forbidden') return answer(ctx, t(NOT_ADMIN_NOW))
       return answer(ctx, t(r.status === 'queued' ? 'adm-written' : 'adm-unknown-client', { user }))
     }
     case 'stuck':
@@ -180,22 +192,24 @@ async function ban(ctx: BotContext, who: { id: number; label: string }, userId: 
   const r = await banById(ctx.deps, ctx.desk, { userId, banned, actorId: who.id, actorLabel: who.label })
   const user = String(userId)
   const key =
-    r.status === 'unknown-client'
-      ? 'adm-unknown-client'
-      : r.status === 'done'
-        ? banned
-          ? 'adm-banned'
-          : 'adm-unbanned'
-        : banned
-          ? 'adm-already-banned'
-          : 'adm-not-banned'
+    r.status === 'forbidden'
+      ? NOT_ADMIN_NOW
+      : r.status === 'unknown-client'
+        ? 'adm-unknown-client'
+        : r.status === 'done'
+          ? banned
+            ? 'adm-banned'
+            : 'adm-unbanned'
+          : banned
+            ? 'adm-already-banned'
+            : 'adm-not-banned'
   return say(ctx)(key, { user })
 }
 
 function deskTime(ctx: BotContext, at: Date): string {
   return formatInstant(
     at,
-    ctx.desk.schedule.timezone,
+    staffZone(ctx.desk),
     ctx.chat?.type === 'private' ? ctx.lang : ctx.desk.defaultLanguage,
   )
 }
@@ -277,7 +291,9 @@ buttons.callbackQuery(/^adm:sd:(\d{1,15}):(\d{1,12})$/, async (ctx) => {
         order,
         at: deskTime(ctx, r.startsAt),
       })
-    : t('adm-start-why', { order, code: r.code })
+    : r.code === 'not-admin'
+      ? t(NOT_ADMIN_NOW)
+      : t('adm-start-why', { order, code: r.code })
   await ctx.answerCallbackQuery()
   await ctx.editMessageText(text).catch(() => answer(ctx, text))
 })
@@ -290,15 +306,18 @@ buttons.callbackQuery(/^adm:ub:(\d{1,15})$/, async (ctx) => {
 
 buttons.callbackQuery(/^adm:pk:(\d{1,15})$/, async (ctx) => {
   const update = ctx.match[1]!
-  const ok = await handBackParked(ctx.deps.db, {
+  const r = await handBackParked(ctx.deps.db, {
     botId: ctx.desk.botId,
     updateId: Number(update),
     actorId: ctx.from.id,
   })
-  await ctx.answerCallbackQuery({
-    text: say(ctx)(ok ? 'adm-handed-back-update' : 'adm-not-waiting-update', { update }),
-    show_alert: !ok,
-  })
+  const key =
+    r === 'handed-back'
+      ? 'adm-handed-back-update'
+      : r === 'forbidden'
+        ? NOT_ADMIN_NOW
+        : 'adm-not-waiting-update'
+  await ctx.answerCallbackQuery({ text: say(ctx)(key, { update }), show_alert: r !== 'handed-back' })
 })
 
 buttons.callbackQuery(/^adm:dl:([0-9a-f-]{36})$/, async (ctx) => {
@@ -311,7 +330,7 @@ buttons.callbackQuery(/^adm:dl:([0-9a-f-]{36})$/, async (ctx) => {
     text:
       r.status === 'handed-back'
         ? say(ctx)('adm-handed-back-job', { queue: r.queue })
-        : say(ctx)('adm-not-waiting-job'),
+        : say(ctx)(r.status === 'forbidden' ? NOT_ADMIN_NOW : 'adm-not-waiting-job'),
     show_alert: r.status !== 'handed-back',
   })
 })

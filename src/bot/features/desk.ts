@@ -1,10 +1,9 @@
 import { Composer } from 'grammy'
-import type { Message } from 'grammy/types'
 import { deskRole, isAdminRole, isStaffRole } from '../../config/access'
 import { admitClientMessage } from '../../consultations/admission'
 import { recordEditedMessage } from '../../consultations/answers'
 import { tellUnknownCommand } from '../../consultations/refusal-told'
-import { unknownCommandHelp } from '../commands'
+import { isCommand, unknownCommandHelp } from '../commands'
 import type { BotContext } from '../context'
 
 /**
@@ -15,14 +14,10 @@ import type { BotContext } from '../context'
 export const deskFeature = new Composer<BotContext>()
 const priv = deskFeature.chatType('private')
 
-function isCommand(m: Message): boolean {
-  return m.entities?.[0]?.type === 'bot_command' && m.entities[0].offset === 0
-}
-
 priv.on('message', async (ctx) => {
   const { deps, desk } = ctx
   const m = ctx.message
-  if (isCommand(m)) {
+  if (isCommand(ctx)) {
     // A command nobody handles is not a question; said once per chat in a few minutes, not once per message, with
     // the commands of the asker (a client's, or a staff member's in their private chat) and the nearest one.
     const role = deskRole(desk, ctx.from?.id ?? 0)

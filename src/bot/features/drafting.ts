@@ -15,6 +15,7 @@ import type { ActionResult, ReconcileResult } from '../../drafting/drafting.mode
 import { reconcileDraft, unknownDrafts } from '../../drafting/reconcile'
 import { refusalNote, requestDraft } from '../../drafting/request'
 import { notifyNow } from '../../telegram/notify'
+import { leadingCommand } from '../commands'
 import type { BotContext } from '../context'
 import { staffOf } from './staff'
 
@@ -32,11 +33,6 @@ export const draftingFeature = new Composer<BotContext>()
 const group = draftingFeature.filter((ctx) => isStaffGroup(ctx.desk, ctx.chat?.id))
 
 const ADMIN_COMMANDS = new Set(['drafts', 'draft_commit', 'draft_release'])
-
-/** A command at the very start of the text (for any bot): never a draft's next version. */
-function isCommand(m: Message): boolean {
-  return m.entities?.[0]?.type === 'bot_command' && m.entities[0].offset === 0
-}
 
 /** "/draft model:gpt-x shorter, with a code example" -> model and instruction. */
 export function parseDraftArgs(args: string): { model: string | null; instruction: string | null } {
@@ -86,7 +82,7 @@ group.on('message', async (ctx, next) => {
   const m = ctx.message
   const inTopic = m.is_topic_message && m.message_thread_id !== undefined
   // A staff member's text while they edit a draft: the draft's next version, not a message to the client.
-  if (!isCommand(m) && inTopic && m.text && !m.text.startsWith(ctx.desk.internalNotePrefix)) {
+  if (!leadingCommand(m) && inTopic && m.text && !m.text.startsWith(ctx.desk.internalNotePrefix)) {
     const who = staffOf(ctx, m)
     if (who && (await hasEditingDraftOrEdit(ctx, who.id, m))) {
       const route = await consultationOfTopic(ctx.deps.db, ctx.desk.botId, m.chat.id, m.message_thread_id!)

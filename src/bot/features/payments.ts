@@ -2,6 +2,7 @@ import { Composer, InlineKeyboard } from 'grammy'
 import type { PreCheckoutQuery } from 'grammy/types'
 import { clientZone } from '../../clients/clients.service'
 import type { DeskRuntime } from '../../config/load'
+import { deskLanguage } from '../../config/rules.schema'
 import { agreeStart, type StartResult, startOnRequest } from '../../consultations/start.service'
 import type { Deps } from '../../deps'
 import { openDispute } from '../../disputes/disputes.service'
@@ -14,7 +15,6 @@ import { recordSuccessfulPayment } from '../../payments/successful-payment'
 import { sellingClosedNow } from '../../setup/gate'
 import { formatInstant } from '../../time/format'
 import type { BotContext } from '../context'
-import { supportedLanguage } from '../i18n'
 import { handlePlanPayment, isPlanPayload, planPreCheckoutAnswer } from './subscriptions'
 
 /**
@@ -46,7 +46,7 @@ export async function preCheckoutAnswer(
   // A desk not open (no owner or staff group yet, or a staff group broken: src/setup/gate.ts) takes no payment for
   // anything new, whatever invoice the client still has. No query: the last look of this process (<= ~2 s old).
   if (sellingClosedNow(deps.db, deps.desk(desk.botId)).length > 0) {
-    const lang = supportedLanguage(q.from.language_code) ?? desk.defaultLanguage
+    const lang = deskLanguage(desk, q.from.language_code)
     return { ok: false, error_message: deps.i18n.t(lang, 'precheckout-not-open') }
   }
   // A plan's invoice (src/subscriptions): its own checks, no capacity hold.
@@ -66,7 +66,7 @@ export async function preCheckoutAnswer(
   }
   if (decision.ok) return { ok: true }
   log().info({ code: decision.code, order: decision.orderId }, 'pre-checkout refused')
-  const lang = supportedLanguage(q.from.language_code) ?? desk.defaultLanguage
+  const lang = deskLanguage(desk, q.from.language_code)
   return {
     ok: false,
     error_message: deps.i18n.t(lang, `precheckout-${decision.code}`, decision.params ?? {}),

@@ -1,7 +1,7 @@
 import { type Conversation, createConversation } from '@grammyjs/conversations'
 import { Composer, type Context, InlineKeyboard } from 'grammy'
 import { hasActiveConsultation } from '../../consultations/admission'
-import { commentCheck, commentRating, RATING_EDIT_DAYS, rateConsultation } from '../../consultations/ratings'
+import { commentCheck, commentRating, rateConsultation } from '../../consultations/ratings'
 import { cut, PLACEHOLDER_MAX } from '../../text'
 import type { BotContext } from '../context'
 
@@ -69,7 +69,9 @@ async function ratingComment(conversation: Conversation<BotContext, Context>, ct
       updateId: m.update.update_id,
     })
     if (r.status === 'saved') return o.t('rating-comment-saved')
-    return o.t(r.status === 'too-late' ? 'rating-too-late' : 'rating-unknown', { days: RATING_EDIT_DAYS })
+    return o.t(r.status === 'too-late' ? 'rating-too-late' : 'rating-unknown', {
+      days: o.desk.rules.ratingEditDays,
+    })
   })
   await m.reply(reply)
 }
@@ -91,14 +93,17 @@ priv.callbackQuery(/^rate:(\d{1,15}):([1-5])$/, async (ctx) => {
       'not-closed': 'rating-not-closed',
       'too-late': 'rating-too-late',
     }[r.status]
-    return ctx.answerCallbackQuery({ text: ctx.t(key, { days: RATING_EDIT_DAYS }), show_alert: true })
+    return ctx.answerCallbackQuery({
+      text: ctx.t(key, { days: ctx.desk.rules.ratingEditDays }),
+      show_alert: true,
+    })
   }
   await ctx.answerCallbackQuery({ text: ctx.t('rating-saved-short', { score: r.score }) })
   const kb = new InlineKeyboard().text(ctx.t('rating-comment-button'), `rate:cm:${consultationId}`)
   await ctx.reply(
     ctx.t(r.previous === null ? 'rating-thanks' : 'rating-changed', {
       score: r.score,
-      days: RATING_EDIT_DAYS,
+      days: ctx.desk.rules.ratingEditDays,
     }),
     { reply_markup: kb },
   )
@@ -110,7 +115,10 @@ priv.callbackQuery(/^rate:cm:(\d{1,15})$/, async (ctx) => {
   const r = await commentCheck(ctx.deps, ctx.desk, { consultationId, userId: ctx.from.id })
   if (r.status !== 'open') {
     const key = r.status === 'too-late' ? 'rating-too-late' : 'rating-unknown'
-    return ctx.answerCallbackQuery({ text: ctx.t(key, { days: RATING_EDIT_DAYS }), show_alert: true })
+    return ctx.answerCallbackQuery({
+      text: ctx.t(key, { days: ctx.desk.rules.ratingEditDays }),
+      show_alert: true,
+    })
   }
   await ctx.answerCallbackQuery()
   await ctx.conversation.exitAll()

@@ -17,7 +17,7 @@ import {
 import { rememberStaffName } from '../../experts/experts.service'
 import { contentTypeOf } from '../../routing/content'
 import { roleOfSender } from '../access'
-import { unknownCommandHelp } from '../commands'
+import { leadingCommand, unknownCommandHelp } from '../commands'
 import type { BotContext } from '../context'
 
 /**
@@ -60,10 +60,9 @@ export function staffOf(ctx: BotContext, m: Pick<Message, 'from' | 'sender_chat'
  * The topic commands themselves are matched by grammY's command() below; this sees the rest.
  */
 function commandOf(ctx: BotContext, m: Message): { ours: boolean } | undefined {
-  const e = m.entities?.[0]
+  const e = leadingCommand(m)
   if (!m.text) return undefined
-  if (e?.type !== 'bot_command' || e.offset !== 0)
-    return /^\/[A-Za-z0-9_]/.test(m.text) ? { ours: false } : undefined
+  if (!e) return /^\/[A-Za-z0-9_]/.test(m.text) ? { ours: false } : undefined
   const at = m.text.slice(1, e.length).split('@')[1]
   return { ours: !at || !ctx.me?.username || at.toLowerCase() === ctx.me.username.toLowerCase() }
 }
@@ -147,6 +146,12 @@ group.on('edited_message', async (ctx, next) => {
   await recordEditedMessage(ctx.deps, ctx.desk, m)
 })
 
+/**
+ * An admin demoted after the command arrived: the write's own re-check refused it (the services' 'forbidden'), and
+ * the topic is told in the words of the admin tools (src/bot/features/admin-tools.ts).
+ */
+const NOT_ADMIN_NOW = 'adm-no-longer-admin'
+
 async function command(
   ctx: BotContext,
   route: ConsultationTopic,
@@ -191,6 +196,7 @@ async function command(
         actorId: who.id,
         actorLabel: who.label,
       })
+      if (r?.status === 'forbidden') await reply(NOT_ADMIN_NOW)
       if (r?.status === 'not-active') await reply('desk-cmd-not-active', { state: r.state })
       return
     }
@@ -207,19 +213,24 @@ async function command(
       )
       return
     case 'ban':
-    case 'unban':
+    case 'unban': {
       if (!(await adminOnly())) return
       // They act on the topic's client and take no argument: `/ban 123` or `/unban x` is refused, not half-read.
       if (cmd.args) return reply('desk-cmd-ban-usage', { cmd: cmd.name })
       if (!(await once())) return
-      await setClientBan(deps, desk, {
+      const banned = cmd.name === 'ban'
+      const r = await setClientBan(deps, desk, {
         userId: route.user_id,
         actorId: who.id,
         actorLabel: who.label,
-        banned: cmd.name === 'ban',
+        banned,
         consultationId: c.id,
       })
+      // 'done': the service's note in the topic says who did it.
+      if (r === 'forbidden') await reply(NOT_ADMIN_NOW)
+      if (r === 'already') await reply(banned ? 'desk-cmd-already-banned' : 'desk-cmd-not-banned')
       return
+    }
   }
 }
 

@@ -12,7 +12,7 @@ import { changeDeadline } from '../../payments/change-start'
 import { findPlan } from '../../subscriptions/plans'
 import { cut, MESSAGE_TEXT_MAX } from '../../text'
 import { OFFERED_ZONES } from '../../time/client-time'
-import { formatDate, formatInstant, zoneIn, zoneName } from '../../time/format'
+import { formatDate, formatInstant, type ReaderZone, zoneIn, zoneName } from '../../time/format'
 import type { BotContext } from '../context'
 
 /**
@@ -20,7 +20,7 @@ import type { BotContext } from '../context'
  * started one also time left, appeals used and left, open appeals with their due times), with a Start button where
  * one applies, a Cancel button for a start not begun (src/payments/change-start.ts), a transcript button for a
  * finished one; then, in a second message, the client's payments with their amounts and refunds and a support
- * plan's periods, past ones included (issue 26); the time zone choice (tz:menu, tz:set:<index>, /timezone).
+ * plan's periods, past ones included (issue 26); the time zone choice (tz:menu, tz:z:<zone>, /timezone).
  */
 export const statusFeature = new Composer<BotContext>()
 const priv = statusFeature.chatType('private')
@@ -34,10 +34,10 @@ priv.command('status', async (ctx) => {
       reply_markup: new InlineKeyboard().text(ctx.t('btn-all-tariffs'), 'tf:list'),
     })
   const zone = await clientZone(deps.db, desk, ctx.from.id)
-  // The title says the zone once; the dates below leave it out.
+  // The title says the zone once (none when it is the client's own); the dates below leave it out.
   const at = (d: Date | null) => (d ? formatInstant(d, zone, ctx.lang, { zone: false }) : '—')
   const kb = new InlineKeyboard()
-  const lines = [ctx.t('status-title', { zone: zoneIn(zone, ctx.lang) })]
+  const lines = [ctx.t('status-title', titleZone(zone, ctx.lang))]
   for (const o of orders) {
     let key: string
     if (o.state === 'active' && o.consultation_state === 'active') key = 'status-active'
@@ -102,6 +102,11 @@ priv.command('status', async (ctx) => {
   if (money.length > 0) await ctx.reply(cut(money.join('\n\n'), MESSAGE_TEXT_MAX, { ellipsis: '…' }))
 })
 
+/** A title's zone: in words, or `own` (no zone) when the client picked it. */
+function titleZone(zone: ReaderZone, lang: string): { own: 'yes' | 'no'; zone: string } {
+  return { own: zone.own ? 'yes' : 'no', zone: zoneIn(zone.id, lang) }
+}
+
 /** The payments block and the plan's periods block of /status (empty when the client has neither). */
 async function moneyLines(ctx: BotContext & { from: { id: number } }): Promise<string[]> {
   const { deps, desk } = ctx
@@ -117,7 +122,7 @@ async function moneyLines(ctx: BotContext & { from: { id: number } }): Promise<s
   const day = (d: Date) => formatDate(d, zone, ctx.lang)
   const out: string[] = []
   if (payments.length > 0) {
-    const rows = [ctx.t('status-payments-title', { zone: zoneIn(zone, ctx.lang) })]
+    const rows = [ctx.t('status-payments-title', titleZone(zone, ctx.lang))]
     for (const p of payments) {
       const what =
         p.kind === 'unmatched' || !p.title
@@ -159,10 +164,12 @@ async function moneyLines(ctx: BotContext & { from: { id: number } }): Promise<s
   return out
 }
 
+/** The desk's offered zones (rules.zones), a button each; the zone itself in the data, so a list changed since still
+ * names what the client saw. */
 function zonesKeyboard(ctx: BotContext): InlineKeyboard {
   const kb = new InlineKeyboard()
-  OFFERED_ZONES.forEach((z, i) => {
-    kb.text(ctx.t('tz-city', { zone: z.replaceAll('/', '-'), name: z }), `tz:set:${i}`)
+  ctx.desk.rules.zones.forEach((z, i) => {
+    kb.text(ctx.t('tz-city', { zone: z.replaceAll('/', '-'), name: z }), `tz:z:${z}`)
     if (i % 2 === 1) kb.row()
   })
   return kb
@@ -170,7 +177,7 @@ function zonesKeyboard(ctx: BotContext): InlineKeyboard {
 
 async function showZones(ctx: BotContext) {
   const zone = await clientZone(ctx.deps.db, ctx.desk, ctx.from!.id)
-  await ctx.reply(ctx.t('tz-pick', { zone: zoneIn(zone, ctx.lang) }), { reply_markup: zonesKeyboard(ctx) })
+  await ctx.reply(ctx.t('tz-pick', { zone: zoneIn(zone.id, ctx.lang) }), { reply_markup: zonesKeyboard(ctx) })
 }
 
 priv.command('timezone', showZones)
@@ -179,9 +186,12 @@ priv.callbackQuery('tz:menu', async (ctx) => {
   await showZones(ctx)
 })
 
-priv.callbackQuery(/^tz:set:(\d{1,3})$/, async (ctx) => {
-  const zone = OFFERED_ZONES[Number(ctx.match[1])]
-  if (!zone) return ctx.answerCallbackQuery({ text: ctx.t('button-outdated'), show_alert: true })
+// tz:z:<zone>; tz:set:<i> is a button of an older keyboard (an index into the list offered before issue 27).
+priv.callbackQuery(/^tz:(?:z:([A-Za-z0-9_+\-/]{1,40})|set:(\d{1,3}))$/, async (ctx) => {
+  const zone = ctx.match[1] ?? OFFERED_ZONES[Number(ctx.match[2])]
+  // Only a zone the desk offers now (its rules.zones may have changed since the keyboard was drawn).
+  if (!zone || !ctx.desk.rules.zones.includes(zone))
+    return ctx.answerCallbackQuery({ text: ctx.t('button-outdated'), show_alert: true })
   await chooseClientZone(ctx.deps.db, ctx.desk.botId, ctx.from, zone)
   const name = zoneName(zone, ctx.lang)
   await ctx.answerCallbackQuery({ text: ctx.t('tz-set', { zone: name }) })

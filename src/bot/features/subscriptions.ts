@@ -2,6 +2,7 @@ import { Composer, InlineKeyboard } from 'grammy'
 import type { PreCheckoutQuery, SuccessfulPayment } from 'grammy/types'
 import type { DeskRuntime } from '../../config/load'
 import { pick } from '../../config/load'
+import { deskLanguage } from '../../config/rules.schema'
 import type { PlanConfig } from '../../config/schema'
 import { runningBeforePurchase } from '../../consultations/several'
 import type { Deps } from '../../deps'
@@ -20,7 +21,6 @@ import { createPlanOrder, decidePlanPreCheckout } from '../../subscriptions/purc
 import { cut, INVOICE_DESCRIPTION_MAX, INVOICE_TITLE_MAX } from '../../text'
 import { formatDate, formatHours } from '../../time/format'
 import type { BotContext } from '../context'
-import { supportedLanguage } from '../i18n'
 import { show, showTariffs } from './tariffs'
 
 /**
@@ -58,7 +58,7 @@ export async function planPreCheckoutAnswer(
     d = { ok: false, code: 'unavailable' }
   }
   if (d.ok) return { ok: true }
-  const lang = supportedLanguage(q.from.language_code) ?? desk.defaultLanguage
+  const lang = deskLanguage(desk, q.from.language_code)
   return { ok: false, error_message: deps.i18n.t(lang, `precheckout-${d.code}`, d.params ?? {}) }
 }
 

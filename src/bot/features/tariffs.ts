@@ -10,7 +10,7 @@ import { closedUntil, closedWarning, invoiceTexts, openingStartText, tariffCard 
 import { orderPayload } from '../../payments/payload'
 import { XTR } from '../../payments/pre-checkout'
 import { openForSale } from '../../settings/setup'
-import { formatInstant } from '../../time/format'
+import { formatInstant, type Zone } from '../../time/format'
 import type { BotContext } from '../context'
 
 /**
@@ -86,7 +86,7 @@ priv.callbackQuery('tf:list', async (ctx) => {
  * The card's buttons: a scheduled tariff picks a slot; an immediate one while the desk is closed offers two, start
  * now (the window runs from payment) or when the desk opens (the window counts from the opening); otherwise one.
  */
-function cardKeyboard(ctx: BotContext, tariff: TariffConfig, zone: string, now: Date): InlineKeyboard {
+function cardKeyboard(ctx: BotContext, tariff: TariffConfig, zone: Zone, now: Date): InlineKeyboard {
   const kb = new InlineKeyboard()
   const buy = `tf:buy:${tariff.code}:${termsHash(ctx.desk.terms.version)}`
   const opens = closedUntil(ctx.desk, tariff, now)

@@ -22,7 +22,8 @@
 -- topic in the private chat it was written in (p_thread, client_topic) - else to the client's remembered choice
 -- (client_route); with none, outcome `choose`: the caller holds the message and asks, once. The client's live
 -- consultations are locked first, in id order, so the choice is made on rows no one changes meanwhile. A reply to a
--- consultation that is no longer live names nothing (the message goes where it would without the reply).
+-- consultation that is no longer live names nothing (the message goes where it would without the reply). A message
+-- that names nothing while others are held and only one consultation is left waits behind them (`behind`).
 
 create or replace function desk_admit(
   p_bot bigint, p_user bigint, p_chat bigint, p_message bigint, p_media_group text, p_reply_to bigint,
@@ -52,6 +53,14 @@ begin
                    order by cs.id
                    for update);
   o_live := cardinality(v_live);
+  -- Messages held for a choice that is no longer there (one live consultation left: the other ended and its settle
+  -- job has not delivered them yet, or its window has just passed and no ending has run): this one waits behind
+  -- them (outcome `behind`: held, not asked), so the client's messages reach the topic in the order written.
+  if p_target is null and o_live = 1
+     and exists (select 1 from held_message h where h.bot_id = p_bot and h.user_id = p_user) then
+    o_outcome := case when p_fast then 'retry' else 'behind' end;
+    return;
+  end if;
   v_target := p_target;
   if v_target is null and p_reply_to is not null then
     v_target := coalesce(

@@ -1,10 +1,9 @@
 import { type Conversation, createConversation } from '@grammyjs/conversations'
 import { Composer, type Context, InlineKeyboard } from 'grammy'
-import { plan as planSchema } from '../../../config/plan.schema'
-import { type PlanConfig, type TariffConfig, tariffSchema } from '../../../config/schema'
+import { addPlan, addTariff, PLAN_STEPS, readStep, type Step, TARIFF_STEPS } from '../../../settings/create'
 import { type EditOutcome, editDesk } from '../../../settings/edit'
 import { currentValue, editFor, fieldOf, parseAnswer, type Target } from '../../../settings/fields'
-import { readDesk, SettingsInvalid } from '../../../settings/settings'
+import { readDesk } from '../../../settings/settings'
 import type { BotContext } from '../../context'
 import { outcomeText, refusalText } from './say'
 
@@ -83,30 +82,6 @@ async function editField(conversation: Conv, ctx: Context, target: Target, versi
   }
 }
 
-type Step = 'code' | 'title' | 'priceStars' | 'windowHours' | 'appeals' | 'slaBusinessHours' | 'questions'
-const STEPS: Step[] = ['code', 'title', 'priceStars', 'windowHours', 'appeals', 'slaBusinessHours']
-const PLAN_STEPS: Step[] = ['code', 'title', 'priceStars', 'questions', 'slaBusinessHours']
-
-function readStep(
-  step: Step,
-  text: string,
-  shape: Record<string, unknown> = tariffSchema.shape,
-): { ok: true; value: string | number } | { ok: false; reason: string } {
-  const s = text.trim()
-  if (step === 'title')
-    return s && [...s].length <= 100
-      ? { ok: true, value: s }
-      : { ok: false, reason: 'expected 1 to 100 characters' }
-  let value: string | number = s
-  if (step !== 'code') {
-    const n = s.replace(',', '.')
-    if (!/^\d+(\.\d+)?$/.test(n)) return { ok: false, reason: 'expected a number' }
-    value = Number(n)
-  }
-  const r = (shape[step] as { safeParse(v: unknown): any }).safeParse(value)
-  return r.success ? { ok: true, value } : { ok: false, reason: r.error.issues[0]?.message ?? 'invalid' }
-}
-
 /** Asks each step in turn (a refused answer names its field and asks again); undefined when cancelled. */
 async function askSteps(
   conversation: Conv,
@@ -115,8 +90,7 @@ async function askSteps(
 ): Promise<Partial<Record<Step, string | number>> | undefined> {
   const kb = new InlineKeyboard().text(await say(conversation, 'st-btn-cancel'), CANCEL)
   const got: Partial<Record<Step, string | number>> = {}
-  const shape = kind === 'tariff' ? tariffSchema.shape : planSchema.shape
-  for (const step of kind === 'tariff' ? STEPS : PLAN_STEPS) {
+  for (const step of kind === 'tariff' ? TARIFF_STEPS : PLAN_STEPS) {
     await ctx.reply(await say(conversation, kind === 'tariff' ? `st-new-${step}` : `st-newplan-${step}`), {
       reply_markup: kb,
     })
@@ -127,7 +101,7 @@ async function askSteps(
         return undefined
       }
       const r = await conversation.external(async (o: BotContext) => {
-        const v = readStep(step, text, shape)
+        const v = readStep(kind, step, text)
         if (!v.ok) return { ok: false as const, text: refusalText(o, { field: step, reason: v.reason }) }
         const taken = kind === 'tariff' ? o.desk.tariffs : o.desk.plans
         if (step === 'code' && taken.some((x) => x.code === v.value))
@@ -167,53 +141,19 @@ async function newTariff(conversation: Conv, ctx: Context, version: number): Pro
     return
   }
   const text = await conversation.external(async (o: BotContext) => {
-    const name = String(got.title)
-    const titled = { [o.desk.defaultLanguage]: name, [o.lang]: name }
-    const tariff: TariffConfig = tariffSchema.parse({
-      code: got.code,
-      title: titled,
-      description: titled,
-      priceStars: got.priceStars,
-      windowHours: got.windowHours,
-      appeals: got.appeals,
-      slaBusinessHours: got.slaBusinessHours,
-      startMode: data.slice('st:sm:'.length),
-    })
-    const out = await editDesk(o.deps.db, o.desk.botId, o.from!.id, version, (doc) => {
-      if (doc.tariffs.some((x) => x.code === tariff.code))
-        throw new SettingsInvalid([{ path: 'code', message: 'already used' }])
-      doc.tariffs.push(tariff)
-    })
-    return outcomeText(o, out, { kind: 'tariff', code: tariff.code, field: 'priceStars' }, 'st-created')
+    const mode = data.slice('st:sm:'.length) as 'immediate' | 'on_request'
+    const out = await editDesk(o.deps.db, o.desk.botId, o.from!.id, version, addTariff(got, mode, o.lang))
+    return outcomeText(o, out, { kind: 'tariff', code: String(got.code), field: 'priceStars' }, 'st-created')
   })
   await ctx.reply(text)
 }
 
-/**
- * A new plan step by step: code, title, price per 30 days, questions per period, answer time. Its terms start as
- * the desk's terms text under a version of its own (edited later like any terms); the rest takes the schema's
- * defaults (attachments and transcripts included, no carry-over, refunds keep what was used).
- */
+/** A new plan step by step: code, title, price per 30 days, questions per period, answer time (src/settings/create.ts). */
 async function newPlan(conversation: Conv, ctx: Context, version: number): Promise<void> {
   const got = await askSteps(conversation, ctx, 'plan')
   if (!got) return
   const text = await conversation.external(async (o: BotContext) => {
-    const name = String(got.title)
-    const titled = { [o.desk.defaultLanguage]: name, [o.lang]: name }
-    const out = await editDesk(o.deps.db, o.desk.botId, o.from!.id, version, (doc) => {
-      if (doc.plans.some((x) => x.code === got.code))
-        throw new SettingsInvalid([{ path: 'code', message: 'already used' }])
-      const plan: PlanConfig = planSchema.parse({
-        code: got.code,
-        title: titled,
-        description: titled,
-        priceStars: got.priceStars,
-        questions: got.questions,
-        slaBusinessHours: got.slaBusinessHours,
-        terms: { version: `${got.code}-${version}`, text: doc.terms.text },
-      })
-      doc.plans.push(plan)
-    })
+    const out = await editDesk(o.deps.db, o.desk.botId, o.from!.id, version, addPlan(got, o.lang, version))
     return outcomeText(
       o,
       out,

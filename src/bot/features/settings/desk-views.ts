@@ -1,9 +1,13 @@
 import { InlineKeyboard } from 'grammy'
+import { RULE_FIELDS, ruleValue } from '../../../settings/fields'
 import { boundGroups } from '../../../settings/removals'
 import type { DeskSettings } from '../../../settings/settings'
-import type { T, View } from './views'
+import { type T, type View, zoneName } from './views'
 
-/** /settings screens of the desk as a whole: staff groups (unbind), experts' days off. Callback data in ./views.ts. */
+/**
+ * /settings screens of the desk as a whole: staff groups (unbind), experts' days off, the desk's rules. Callback data
+ * in ./views.ts.
+ */
 
 export function groupsView(t: T, s: DeskSettings, titles: Map<number, string>): View {
   const groups = boundGroups(s.doc)
@@ -40,5 +44,26 @@ export function expertsView(t: T, s: DeskSettings): View {
     kb.text(t('st-btn-days-off', { name }), `st:eo:${id}:${s.version}`).row()
   }
   kb.text(t('st-btn-back'), 'st:home')
+  return { text: lines.join('\n'), kb }
+}
+
+/** The desk's rules (src/config/rules.schema.ts): each with its value in words and a button that edits it. */
+export function rulesView(t: T, s: DeskSettings): View {
+  const kb = new InlineKeyboard()
+  const lines = [t('st-rules')]
+  RULE_FIELDS.forEach((f, i) => {
+    if (f === 'stallSeconds') lines.push('', t('st-rules-upkeep'))
+    const v = ruleValue(s.doc, f)
+    const value =
+      f === 'zones'
+        ? (v as string[]).map((z) => zoneName(t, z)).join(', ')
+        : f === 'languages'
+          ? (v as string[]).map((l) => t(`st-lang-${l}`)).join(', ')
+          : String(v)
+    lines.push(t('st-rule-line', { field: t(`st-field-${f}`), value }))
+    kb.text(t(`st-field-${f}`), `st:re:${f}:${s.version}`)
+    if (i % 2 === 1) kb.row()
+  })
+  kb.row().text(t('st-btn-back'), 'st:home')
   return { text: lines.join('\n'), kb }
 }

@@ -1,13 +1,12 @@
 import { Composer } from 'grammy'
 import type { Language } from '../../../config/schema'
 import { type Edit, editDesk, type GuardedOutcome, isDeskAdmin } from '../../../settings/edit'
-import type { Target, Weekday } from '../../../settings/fields'
+import { RULE_FIELDS, type Target, type Weekday } from '../../../settings/fields'
 import { deletePlan, unbindGroup } from '../../../settings/removals'
 import { type DeskSettings, readDesk } from '../../../settings/settings'
-import { OFFERED_ZONES } from '../../../time/client-time'
 import type { BotContext } from '../../context'
 import { askFeature } from './ask'
-import { expertsView, groupsView, unbindConfirmView } from './desk-views'
+import { expertsView, groupsView, rulesView, unbindConfirmView } from './desk-views'
 import { outcomeText } from './say'
 import {
   deleteConfirmView,
@@ -27,7 +26,8 @@ import {
  * /settings (issue 24, part 5): the owner and admins edit the desk in their private chat with the bot: tariffs
  * (create, edit price/title/questions/window/answer time/capacity/slots/breach and refund policies/top-ups, pause,
  * delete), plans (create, price, title, questions, answer time, refund policy, pause, delete), hours (weekdays,
- * zone, holidays, extra working days), terms and privacy texts, staff groups (unbind), experts' days off, anti-flood. Plain inline keyboards (the menu plugin is not
+ * zone, holidays, extra working days), terms and privacy texts, staff groups (unbind), experts' days off, anti-flood,
+ * the desk's rules (promises, windows, zones, languages, readiness and retention). Plain inline keyboards (the menu plugin is not
  * installed); typed input in ./ask.ts. Every screen is read from the settings row, every button checks the presser
  * is owner/admin of the desk at press time, and every write (src/settings/edit.ts) is made with the version the
  * button was drawn with and checks the right again inside its transaction.
@@ -151,6 +151,7 @@ on(new RegExp(`^st:tD:${CODE}:${V}$`), (ctx, _s, m) =>
 /** A tariff's field as its button names it (short names keep the callback data under 64 bytes). */
 const SHORT: Record<string, string> = {
   sla: 'slaBusinessHours',
+  carry: 'carryOver',
   cap: 'dailyCapacity',
   slotCap: 'slotCapacity',
   breach: 'breachPolicy',
@@ -187,7 +188,7 @@ on(new RegExp(`^st:pp:${CODE}:${V}:([01])$`), (ctx, _s, m) =>
     (s) => planView(tOf(ctx), s, m[1]!, lang(ctx)),
   ),
 )
-on(new RegExp(`^st:pe:${CODE}:(priceStars|title|questions|sla|refund):${V}$`), (ctx, _s, m) =>
+on(new RegExp(`^st:pe:${CODE}:(priceStars|title|questions|sla|refund|carry):${V}$`), (ctx, _s, m) =>
   enter(ctx, 'st-edit', { kind: 'plan', code: m[1]!, field: SHORT[m[2]!] ?? m[2] } as Target, Number(m[3])),
 )
 on(new RegExp(`^st:pn:${V}$`), (ctx, _s, m) => enter(ctx, 'st-new-plan', Number(m[1])))
@@ -208,6 +209,10 @@ on(new RegExp(`^st:pD:${CODE}:${V}$`), (ctx, _s, m) =>
 
 on(/^st:af$/, (ctx, s) => enter(ctx, 'st-edit', { kind: 'antiFlood' } as Target, s.version))
 screen(/^st:ed$/, (ctx, s) => expertsView(tOf(ctx), s))
+screen(/^st:r$/, (ctx, s) => rulesView(tOf(ctx), s))
+on(new RegExp(`^st:re:(${RULE_FIELDS.join('|')}):${V}$`), (ctx, _s, m) =>
+  enter(ctx, 'st-edit', { kind: 'rule', field: m[1] } as Target, Number(m[2])),
+)
 on(new RegExp(`^st:eo:(\\d{1,15}):${V}$`), (ctx, _s, m) =>
   enter(ctx, 'st-edit', { kind: 'daysOff', userId: Number(m[1]) } as Target, Number(m[2])),
 )
@@ -246,8 +251,9 @@ on(new RegExp(`^st:hw:(mon|tue|wed|thu|fri|sat|sun):${V}$`), (ctx, _s, m) =>
   enter(ctx, 'st-edit', { kind: 'weekday', day: m[1] as Weekday } as Target, Number(m[2])),
 )
 screen(/^st:hz$/, (ctx, s) => zonesView(tOf(ctx), s))
-on(new RegExp(`^st:hZ:(\\d{1,2}):${V}$`), async (ctx, _s, m) => {
-  const zone = OFFERED_ZONES[Number(m[1])]
+// The index is into the desk's zones as drawn: a list changed since changed the version too, and the write refuses.
+on(new RegExp(`^st:hZ:(\\d{1,2}):${V}$`), async (ctx, s, m) => {
+  const zone = s.doc.rules.zones[Number(m[1])]
   if (!zone) return ctx.answerCallbackQuery({ text: ctx.t('button-outdated'), show_alert: true })
   await write(
     ctx,

@@ -1,5 +1,12 @@
 import type { GuardedOutcome } from '../../../settings/edit'
-import { currentValue, fieldOf, issueField, type Refusal, type Target } from '../../../settings/fields'
+import {
+  currentValue,
+  fieldOf,
+  issueField,
+  type Refusal,
+  RULE_FIELDS,
+  type Target,
+} from '../../../settings/fields'
 import type { BotContext } from '../../context'
 
 /** How /settings words a refusal and the outcome of a write (locale: src/bot/locales/<lang>/settings.ftl). */
@@ -28,10 +35,12 @@ const NAMED = new Set([
   'slots',
   'breachPolicy',
   'refundPolicy',
+  'carryOver',
   'topUps',
   'antiFlood',
   'perMinute',
   'daysOff',
+  ...RULE_FIELDS,
 ])
 
 export function fieldName(ctx: BotContext, field: string): string {

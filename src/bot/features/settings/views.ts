@@ -1,8 +1,7 @@
 import { InlineKeyboard } from 'grammy'
-import { LANGUAGES, type Language } from '../../../config/schema'
+import type { Language } from '../../../config/schema'
 import type { DeskSettings } from '../../../settings/settings'
 import { WEEKDAYS } from '../../../time/business-time'
-import { OFFERED_ZONES } from '../../../time/client-time'
 
 /**
  * What /settings shows: each screen drawn from the settings row as read (its version goes into every button that
@@ -11,7 +10,7 @@ import { OFFERED_ZONES } from '../../../time/client-time'
  * | st:tn:<v> | st:pl | st:p:<code> | st:pe:<code>:<f>:<v> | st:pp:<code>:<v>:<0|1> | st:h | st:hw:<day>:<v> | st:hz | st:hZ:<i>:<v>
  * | st:hh:<v> | st:hx:<date>:<v> | st:he:<v> | st:hX:<date>:<v> | st:x | st:xe:<terms|privacy>:<lang>:<v> | st:cancel
  * | st:pn:<v> | st:pd:<code>:<v> | st:pD:<code>:<v> | st:af | st:ed | st:eo:<user>:<v> | st:g | st:gu:<chat>:<v>
- * | st:gU:<chat>:<v> (./desk-views.ts). A tariff's <f> is a field or a short name: sla, cap, slotCap, breach, refund.
+ * | st:gU:<chat>:<v> | st:r | st:re:<rule>:<v> (./desk-views.ts). A tariff's <f> is a field or a short name: sla, cap, slotCap, breach, refund.
  */
 export type T = (key: string, params?: Record<string, string | number>) => string
 export interface View {
@@ -20,7 +19,7 @@ export interface View {
 }
 
 /** A zone as a city name (the client's time zone picker's words); the zone itself where there is none. */
-const zoneName = (t: T, zone: string) => t('tz-city', { zone: zone.replaceAll('/', '-'), name: zone })
+export const zoneName = (t: T, zone: string) => t('tz-city', { zone: zone.replaceAll('/', '-'), name: zone })
 
 export function homeView(t: T): View {
   return {
@@ -35,7 +34,8 @@ export function homeView(t: T): View {
       .text(t('st-btn-groups'), 'st:g')
       .text(t('st-btn-experts'), 'st:ed')
       .row()
-      .text(t('st-btn-antiflood'), 'st:af'),
+      .text(t('st-btn-antiflood'), 'st:af')
+      .text(t('st-btn-rules'), 'st:r'),
   }
 }
 
@@ -159,13 +159,18 @@ export function planView(t: T, s: DeskSettings, code: string, lang: Language): V
         price: p.priceStars,
         questions: p.questions,
       }),
-      t('st-plan-more', { sla: p.slaBusinessHours, refund: t(`st-plan-refund-${p.refundPolicy}`) }),
+      t('st-plan-more', {
+        sla: p.slaBusinessHours,
+        refund: t(`st-plan-refund-${p.refundPolicy}`),
+        carry: p.carryOver === 'none' ? 0 : p.carryOver.capped,
+      }),
     ].join('\n'),
     kb: new InlineKeyboard()
       .text(t('st-btn-price'), `st:pe:${code}:priceStars:${v}`)
       .text(t('st-btn-title'), `st:pe:${code}:title:${v}`)
       .row()
       .text(t('st-btn-questions'), `st:pe:${code}:questions:${v}`)
+      .text(t('st-btn-carry'), `st:pe:${code}:carry:${v}`)
       .row()
       .text(t('st-btn-sla'), `st:pe:${code}:sla:${v}`)
       .text(t('st-btn-refund'), `st:pe:${code}:refund:${v}`)
@@ -209,7 +214,7 @@ export function hoursView(t: T, s: DeskSettings): View {
 
 export function zonesView(t: T, s: DeskSettings): View {
   const kb = new InlineKeyboard()
-  OFFERED_ZONES.forEach((z, i) => {
+  s.doc.rules.zones.forEach((z, i) => {
     kb.text(zoneName(t, z), `st:hZ:${i}:${s.version}`)
     if (i % 2 === 1) kb.row()
   })
@@ -219,7 +224,7 @@ export function zonesView(t: T, s: DeskSettings): View {
 
 export function textsView(t: T, s: DeskSettings): View {
   const kb = new InlineKeyboard()
-  for (const l of LANGUAGES)
+  for (const l of s.doc.rules.languages)
     kb.text(t('st-btn-terms', { lang: t(`st-lang-${l}`) }), `st:xe:terms:${l}:${s.version}`)
       .text(t('st-btn-privacy', { lang: t(`st-lang-${l}`) }), `st:xe:privacy:${l}:${s.version}`)
       .row()

@@ -1,5 +1,6 @@
 # Admin tools from Telegram (src/bot/features/admin-tools.ts) and the private alerts to the owner and admins.
 adm-admins-only = Only the desk's admins can do this: you are an expert here. Ask an admin if it needs doing.
+adm-no-longer-admin = You are no longer an admin of this desk, so nothing was changed. Ask the owner if it still needs doing.
 adm-cancelled = Cancelled. Nothing was changed.
 adm-btn-cancel = Cancel
 adm-unknown-consultation = There is no consultation #{$consultation} on this desk.

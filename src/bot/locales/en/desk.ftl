@@ -40,7 +40,7 @@ desk-card =
     📋 Consultation #{$id} · {$state}
     👤 {$name}{$username} · id {$userId} · language {$language}
     📦 {$tariff} · {$price} ⭐
-    🕒 Window: {$start} — {$end} {$zone}
+    🕒 Window: {$start} — {$end}
     ❓ Questions: {$left} left of {$total}; {$open} awaiting an answer
     💳 Payments: {$payments}
     📚 Earlier consultations: {$earlier}
@@ -87,6 +87,8 @@ desk-cmd-closed = 🔚 {$by} ended the consultation early.
 desk-cmd-close-cancelled = Cancelled.
 desk-cmd-banned = ⛔ {$by} banned the client: their messages are refused and they cannot buy.
 desk-cmd-unbanned = ✅ {$by} lifted the ban.
+desk-cmd-already-banned = The client is already banned: nothing changed.
+desk-cmd-not-banned = The client is not banned: nothing changed.
 desk-cmd-note-usage = Usage: /note <text> — an internal note kept on the consultation, never sent to the client.
 desk-cmd-note-saved = 📝 Note saved.
 desk-cmd-unknown = Unknown command.{ $near ->

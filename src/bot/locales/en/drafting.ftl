@@ -54,7 +54,7 @@ drafting-refused-expert-cap =
     Your daily draft cap is reached ({$used} of {$cap} used{ $held ->
         [0] {""}
        *[other] , {$held} in progress
-    }). It resets at {$resetsAt} desk time ({$zone}).
+    }). It resets at {$resetsAt}.
 drafting-refused-desk-budget =
     The desk’s drafting budget for {$month} is exhausted: {$used} used and {$held} held of {$limit}{ $unit ->
         [tokens] {" "}tokens

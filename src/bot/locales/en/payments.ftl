@@ -124,7 +124,10 @@ refund-done = ↩️ {$amount} ⭐ have been refunded to you.
 refund-done-consultation-deliver = ↩️ {$amount} ⭐ for “{$title}” have been refunded to you. The consultation is closed for new questions; answers to questions already accepted will still be delivered.
 refund-done-consultation-stop = ↩️ {$amount} ⭐ for “{$title}” have been refunded to you. The consultation is closed, including questions not answered yet.
 
-status-title = Your orders ({$zone}):
+status-title = { $own ->
+        [yes] Your orders:
+       *[no] Your orders ({$zone}):
+    }
 status-empty = You have no orders yet.
 status-created = Order {$order} · {$title} — awaiting payment ({$price} ⭐).
 status-reserved = Order {$order} · {$title} — awaiting payment ({$price} ⭐).

@@ -2,7 +2,7 @@
 
 report-usage = Usage: /report [7d | YYYY-MM-DD | YYYY-MM-DD YYYY-MM-DD]. Without arguments: the last 30 days.
 report-admins-only = Only desk admins can see the report.
-report-title = 📊 Report {$from} — {$to} {$zone}
+report-title = 📊 Report {$from} — {$to}
 report-group-only = 👥 This staff group only ({$chat}): its consultations, their payments and questions. The whole desk: /report in the home group.
 report-groups = 👥 Staff groups now:
     {$list}

@@ -10,6 +10,7 @@ st-btn-slots = Start times
 st-btn-slot-capacity = Clients per start
 st-btn-breach = If late
 st-btn-refund = On a refund
+st-btn-carry = Carry-over
 st-btn-topups = Top-ups
 st-btn-new-plan = ➕ New plan
 
@@ -28,6 +29,11 @@ st-topup-hours = +{ $n } h for { $price } ⭐
 
 st-plan-more = Answer within: { $sla } business hours
     On a refund: { $refund }
+    Unused questions at renewal: { $carry ->
+        [0] none move on
+        [one] at most { $carry } moves to the next period
+       *[other] at most { $carry } move to the next period
+    }
 st-plan-refund-keep_used = what was used is kept, the rest of the period ends
 st-plan-refund-revoke_now = the subscription ends at once
 st-plan-delete-confirm = Delete the plan “{ $title }”? It will no longer be offered. A plan with current subscribers cannot be deleted: pause it instead.
@@ -50,6 +56,7 @@ st-ask-slots = Send the start times with their offset, separated by commas, e.g.
 st-ask-breachPolicy = What happens when an answer is late: “none”, “extra” (one more question) or “extend 2” (the window grows by 2 hours). Now: { $current }
 st-ask-refundPolicy = What a refund does to questions already accepted: “deliver” (still answered) or “stop” (everything stops). Now: { $current }
 st-ask-planRefundPolicy = What a refunded period does: “keep_used” (what was used is kept, the rest ends) or “revoke_now” (the subscription ends at once). Now: { $current }
+st-ask-carryOver = Send how many unused questions may move to the next period at a renewal (a number), or “none”. Now: { $current }
 st-ask-topUps = Send the top-ups a client may buy, separated by commas, e.g. “2 questions 100, 1 hour 60” (questions or hours, then the price in Stars); “-” for none. Now: { $current }
 st-ask-antiFlood = Send how many of a client's messages go into the topic one by one per minute (the rest come as one digest); 0 turns it off. Now: { $current }
 st-ask-daysOff = Send the days off: weekdays (mon, tue, wed, thu, fri, sat, sun) and dates (YYYY-MM-DD), separated by commas; “-” for none. No new consultations are assigned on them. Now: { $current }
@@ -59,6 +66,7 @@ st-field-slotCapacity = Clients per start
 st-field-slots = Start times
 st-field-breachPolicy = If late
 st-field-refundPolicy = On a refund
+st-field-carryOver = Carry-over
 st-field-topUps = Top-ups
 st-field-antiFlood = Anti-flood
 st-field-perMinute = Anti-flood

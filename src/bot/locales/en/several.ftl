@@ -30,3 +30,13 @@ several-offer-running =
     } running: {$list}. This purchase is a separate consultation with its own questions and time.
     A message that replies to a consultation's message goes to that one; for the others you choose once (/switch changes it).
 several-offer-item = “{$title}” (bought {$bought})
+several-held-delivered =
+    { $count ->
+        [one] Your message that was waiting for a choice has
+       *[other] Your {$count} messages that were waiting for a choice have
+    } been sent to “{$title}” (bought {$bought}): it is the only consultation you still have running.
+several-held-dropped =
+    { $count ->
+        [one] Your message that was waiting for a choice was
+       *[other] Your {$count} messages that were waiting for a choice were
+    } not sent to an expert: none of your consultations is running any more. To ask again, buy a new consultation.

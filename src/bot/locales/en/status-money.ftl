@@ -1,5 +1,8 @@
 # /status: payments with their refunds, a plan's periods (src/bot/features/status.ts).
-status-payments-title = 💳 Your payments ({$zone}):
+status-payments-title = { $own ->
+        [yes] 💳 Your payments:
+       *[no] 💳 Your payments ({$zone}):
+    }
 status-payment = • {$at}: {$amount} ⭐ for {$what}
 status-payment-over = • {$at}: {$amount} ⭐, a second payment for {$what} (to be refunded)
 status-payment-refunded = {"  "}↩️ {$amount} ⭐ refunded to you on {$at}

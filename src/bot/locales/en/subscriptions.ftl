@@ -81,6 +81,7 @@ sub-renewal-reminder = 🔔 Your plan “{$title}” renews on {$when}: {$price}
        *[other] {$questions} questions
     }). To stop it, cancel the renewal below or with /plan; your access runs to the end of the paid period.
 sub-charge-refused = We received {$amount} ⭐ for “{$title}”, but this charge does not match your plan, so nothing was added for it. An admin will refund it; see /paysupport.
+sub-charge-refused-plan-deleted = The plan “{$title}” was withdrawn a moment before your payment of {$amount} ⭐ arrived, so it was not started and will not renew. The {$amount} ⭐ are being refunded to you in full; nothing else is needed from you.
 sub-renewed = 🔄 “{$title}” renewed: period {$number}, {$start} – {$end}, { $questions ->
         [one] {$questions} question
        *[other] {$questions} questions
@@ -120,3 +121,4 @@ admin-plan-charge-refused-ended = ⚠️ Plan charge {$payment}: user {$user} wa
        *[other] {$state}
     } and should not renew. Nothing was granted; recorded as an overpayment. Refund it.
 admin-plan-charge-refused-change-void = ⚠️ Plan charge {$payment}: user {$user} paid {$amount} ⭐ (charge {$charge}) for a change of plan (order {$order}, “{$title}”) whose old plan is no longer active. Nothing was granted, its renewal is cancelled; recorded as an overpayment. Refund it.
+admin-plan-charge-refused-plan-deleted = ⚠️ Plan charge {$payment}: user {$user} paid {$amount} ⭐ (charge {$charge}) for “{$title}” (order {$order}) just after the plan was deleted. Nothing was started and its renewal is cancelled; the {$amount} ⭐ are being refunded automatically (the button is here in case that fails).

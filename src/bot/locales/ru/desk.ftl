@@ -39,7 +39,7 @@ desk-card =
     📋 Консультация #{$id} · {$state}
     👤 {$name}{$username} · id {$userId} · язык {$language}
     📦 {$tariff} · {$price} ⭐
-    🕒 Окно: {$start} — {$end} {$zone}
+    🕒 Окно: {$start} — {$end}
     ❓ Вопросы: осталось {$left} из {$total}; ждут ответа: {$open}
     💳 Оплаты: {$payments}
     📚 Прошлые консультации: {$earlier}
@@ -80,6 +80,8 @@ desk-cmd-closed = 🔚 {$by} досрочно завершил(а) консул�
 desk-cmd-close-cancelled = Отменено.
 desk-cmd-banned = ⛔ {$by} забанил(а) клиента: его сообщения отклоняются, покупать он не может.
 desk-cmd-unbanned = ✅ {$by} снял(а) бан.
+desk-cmd-already-banned = Клиент уже забанен, ничего не изменилось.
+desk-cmd-not-banned = Клиент не забанен, ничего не изменилось.
 desk-cmd-note-usage = Использование: /note <текст> — внутренняя заметка к консультации, клиенту не отправляется.
 desk-cmd-note-saved = 📝 Заметка сохранена.
 desk-cmd-unknown = Неизвестная команда.{ $near ->

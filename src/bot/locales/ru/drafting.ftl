@@ -54,7 +54,7 @@ drafting-refused-expert-cap =
     Ваш дневной лимит черновиков исчерпан (использовано {$used} из {$cap}{ $held ->
         [0] {""}
        *[other] , {$held} в работе
-    }). Сбросится в {$resetsAt} по времени команды ({$zone}).
+    }). Сбросится в {$resetsAt}.
 drafting-refused-desk-budget =
     Бюджет команды на черновики за {$month} исчерпан: использовано {$used} и удержано {$held} из {$limit}{ $unit ->
         [tokens] {" "}токенов

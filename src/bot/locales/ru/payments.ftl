@@ -132,7 +132,10 @@ refund-done = ↩️ Вам возвращено {$amount} ⭐.
 refund-done-consultation-deliver = ↩️ Вам возвращено {$amount} ⭐ за «{$title}». Новые вопросы в этой консультации не принимаются; ответы на уже принятые вопросы будут отправлены.
 refund-done-consultation-stop = ↩️ Вам возвращено {$amount} ⭐ за «{$title}». Консультация закрыта, включая вопросы без ответа.
 
-status-title = Ваши заказы (время {$zone}):
+status-title = { $own ->
+        [yes] Ваши заказы:
+       *[no] Ваши заказы (время {$zone}):
+    }
 status-empty = У вас пока нет заказов.
 status-created = Заказ {$order} · {$title} — ожидает оплаты ({$price} ⭐).
 status-reserved = Заказ {$order} · {$title} — ожидает оплаты ({$price} ⭐).

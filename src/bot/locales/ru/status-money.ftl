@@ -1,5 +1,8 @@
 # /status: платежи с возвратами, периоды плана (src/bot/features/status.ts).
-status-payments-title = 💳 Ваши платежи (время {$zone}):
+status-payments-title = { $own ->
+        [yes] 💳 Ваши платежи:
+       *[no] 💳 Ваши платежи (время {$zone}):
+    }
 status-payment = • {$at}: {$amount} ⭐ за {$what}
 status-payment-over = • {$at}: {$amount} ⭐ — повторная оплата за {$what} (будет возвращена)
 status-payment-refunded = {"  "}↩️ {$amount} ⭐ возвращены вам {$at}
