@@ -1,6 +1,6 @@
 import type { User } from 'grammy/types'
 import { sql } from 'kysely'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { checkInvariants } from '../../src/ledger/ledger.invariants'
 import { sweepOrders } from '../../src/orders/orders.service'
 import { decidePreCheckout } from '../../src/payments/pre-checkout'
@@ -68,12 +68,22 @@ describe('successful_payment delivered 100 times concurrently', () => {
     expect(await jobsIn(w.deps, 'consultation.activated', { consultationId: consultation!.id })).toBe(1)
     expect(await notifyJobs(`consultation:${consultation!.id}:activated`)).toBe(1)
     await w.tg.waitForSent(u.id, /is active/)
-    const sent = await w.deps.db
-      .selectFrom('outbound_message')
-      .select('key')
-      .where('key', '=', `consultation:${consultation!.id}:activated`)
-      .execute()
+    // The send is recorded after Telegram answered: wait for the job to end, then read what it left.
+    const key = `consultation:${consultation!.id}:activated`
+    await vi.waitFor(
+      async () => {
+        const r = await sql<{ n: number }>`
+          select count(*)::int as n from pgboss.job where name = 'tg.notify.payment'
+            and data @> ${JSON.stringify({ dedupeKey: key })}::jsonb and state = 'completed'`.execute(
+          w.deps.db,
+        )
+        expect(r.rows[0]!.n).toBe(1)
+      },
+      { timeout: 15_000, interval: 50 },
+    )
+    const sent = await w.deps.db.selectFrom('outbound_message').select('key').where('key', '=', key).execute()
     expect(sent).toHaveLength(1)
+    expect(w.tg.texts(u.id).filter((t) => /is active/.test(t ?? ''))).toHaveLength(1)
   })
 
   it(`directly from 100 concurrent calls, ${ROUNDS} rounds: exactly one takes effect each time`, async () => {
