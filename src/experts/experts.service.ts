@@ -8,6 +8,7 @@ import type { Db, Trx } from '../db/database'
 import { claimUpdate } from '../db/once'
 import type { Deps } from '../deps'
 import type { Outbox } from '../jobs/jobs'
+import { jobId } from '../jobs/queue'
 import { lockConsultationView } from '../orders/orders.repository'
 import { ensureDeskConsultation, setDeskFlags } from '../routing/desk-consultation.repository'
 import { insertNote } from '../routing/notes'
@@ -214,7 +215,7 @@ export async function handOver(
     await outbox.send(
       handoffSummaryQueue,
       { botId: desk.botId, consultationId: c.id, assignmentId: a.id, to: input.to },
-      { singletonKey: `handoff:${a.id}` },
+      { id: jobId(`${handoffSummaryQueue.name}:${a.id}`) },
     )
     return { status: 'handed', from: current?.expert_id ?? null, to: input.to }
   })

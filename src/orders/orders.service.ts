@@ -287,14 +287,15 @@ export function recordInvoiceMessage(deps: Deps, orderId: number, messageId: num
 // Scheduled starts
 
 /**
- * The activation job at a future start; singleton per consultation and start so a retry schedules nothing twice.
+ * The activation job at a future start; its id is made from the consultation and the start, so one scheduled twice
+ * is one job (pg-boss ignores a singletonKey on a standard queue).
  * With it, in the same transaction, the client's reminder an hour before (src/lifecycle/start-reminders.ts).
  */
 export async function scheduleStart(outbox: Outbox, consultationId: number, at: Date): Promise<void> {
   await outbox.send(
     scheduledStartQueue,
     { consultationId, startsAt: at.toISOString() },
-    { startAfter: at, singletonKey: `start:${consultationId}:${at.getTime()}` },
+    { startAfter: at, id: jobId(`${scheduledStartQueue.name}:${consultationId}:${at.getTime()}`) },
   )
   await scheduleStartReminder(outbox, consultationId, 'start', at, START_REMINDER_LEAD_MS)
 }
