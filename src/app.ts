@@ -228,18 +228,20 @@ export async function startApp(config: LoadedConfig, opts: AppOptions): Promise<
     )
     const httpPort = await listen(server, config.http.port, config.http.host)
     cleanups.push(['http server', () => new Promise<void>((r) => server.close(() => r()))])
-    log.info(
-      { role, mode: config.mode, port: httpPort, desks: config.desks.map((d) => d.slug) },
-      'consult-desk started',
-    )
 
     if (intake) {
+      // A webhook left by an earlier run in webhook mode would keep Telegram posting there: polling takes over.
       if (config.mode === 'polling') for (const bot of bots.values()) await bot.api.deleteWebhook()
       const started = intake
       started.start()
       // Stops fetching first, then lets the running handlers finish.
       cleanups.push(['intake', () => started.stop(grace(5000, 4000))])
     }
+    // Said when the process takes updates (and its webhook or poller is in place), not before.
+    log.info(
+      { role, mode: config.mode, port: httpPort, desks: config.desks.map((d) => d.slug) },
+      'consult-desk started',
+    )
     return { deps, bots, intake, readiness, health, httpPort, stop, stopping }
   } catch (e) {
     await stop()

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import pg from 'pg'
 import { afterAll, describe, expect, inject, it } from 'vitest'
-import { STAFF_CHAT_ID } from '../support/app'
+import { STAFF_CHAT_ID, TEST_BOT_ID, TEST_TOKEN } from '../support/app'
 import { TgErrors } from '../support/bot-api'
 import { eventually } from '../support/fixtures'
 import {
@@ -144,4 +144,36 @@ describe('a worker killed between posting the card and pinning it', () => {
       await stopGracefully(second)
     }
   }, 180_000)
+})
+
+describe('a polling bot where a webhook was set', () => {
+  it('says it started only once the webhook is gone: no update goes to the old address after that', async () => {
+    // An earlier run in webhook mode left its address at Telegram; this start is in polling mode. Telegram answers
+    // deleteWebhook slowly here, so a "started" said before the answer would be seen while the webhook is still set.
+    const set = await fetch(`${w.tg.root}/bot${TEST_TOKEN}/setWebhook`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ url: 'http://127.0.0.1:9/old-address' }),
+    })
+    expect(set.status).toBe(200)
+    const slow = w.tg.delay('deleteWebhook', 1500)
+    const p = spawnApp({
+      name: 'bot-after-webhook',
+      role: 'bot',
+      databaseUrl: w.db.url,
+      apiRoot: w.tg.root,
+      configFile: configFile({ mode: 'polling' }),
+    })
+    try {
+      await p.started
+      expect(w.tg.webhook(TEST_BOT_ID)).toBeUndefined()
+      expect(slow.hits).toBe(1)
+    } catch (e) {
+      console.error(p.output().slice(-3000))
+      throw e
+    } finally {
+      slow.cancel()
+      await stopGracefully(p)
+    }
+  }, 60_000)
 })

@@ -110,6 +110,29 @@ describe('Bot API stand-in', () => {
     expect(last.payload.offset).toBe(pushed.update.update_id + 1)
   })
 
+  it('an update delivered after a later one was confirmed is dropped by the offset, and kept as late', async () => {
+    // What a webhook left set by an earlier test did to a polling run: the first message went to the dead webhook,
+    // a later one was queued, fetched and confirmed, and the first, delivered again, fell below the offset.
+    const { token, id } = newBot()
+    await apiFetch(tg.root, `/bot${token}/setWebhook`, { url: 'http://127.0.0.1:9/gone' })
+    const ann = tg.user()
+    const first = await tg.push(id, tg.privateText(ann, 'first'))
+    expect(first.mode).toBe('webhook')
+    expect(first.status).not.toBe(200)
+    await apiFetch(tg.root, `/bot${token}/deleteWebhook`)
+    const second = await tg.push(id, tg.privateText(ann, 'second'))
+    const got = await apiFetch(tg.root, `/bot${token}/getUpdates`, { timeout: 0 })
+    expect(got.json.result.map((u: { update_id: number }) => u.update_id)).toEqual([second.update.update_id])
+    await apiFetch(tg.root, `/bot${token}/getUpdates`, { offset: second.update.update_id + 1, timeout: 0 })
+    await tg.redeliver(id, first)
+    const after = await apiFetch(tg.root, `/bot${token}/getUpdates`, {
+      offset: second.update.update_id + 1,
+      timeout: 0,
+    })
+    expect(after.json.result).toEqual([])
+    expect(tg.lateUpdates(id).map((u) => u.update_id)).toEqual([first.update.update_id])
+  })
+
   it('two concurrent getUpdates: 409 Conflict, and close() ends a held long poll promptly', async () => {
     const own = await startBotApi()
     try {

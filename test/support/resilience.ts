@@ -156,6 +156,10 @@ export async function expectAllDelivered(w: FaultWorld, sent: Sent[], stallMs = 
     let since = Date.now()
     await eventually(
       async () => {
+        // An update the stand-in got below the offset the bot had confirmed is lost by the harness, not the app.
+        const late = w.tg.lateUpdates(TEST_BOT_ID).map((u) => u.update_id)
+        if (late.length)
+          throw new Error(`the test delivered updates ${late.join(', ')} after later ones were confirmed`)
         const n = await count()
         if (n > last) [last, since] = [n, Date.now()]
         else if (Date.now() - since > stallMs)
@@ -215,6 +219,9 @@ async function diagnose(w: FaultWorld, chats: number[]) {
     ),
     pending: await q(sql`select consultation_id, count(*)::int, min(created_at) from desk_message
       where state = 'pending' group by consultation_id`),
+    // What the stand-in still holds for a polling bot, and what it got too late to give (see BotState.late).
+    unconfirmed: w.tg.pendingUpdates(TEST_BOT_ID).map((u) => u.update_id),
+    late: w.tg.lateUpdates(TEST_BOT_ID).map((u) => u.update_id),
     now: await q(sql`select now()`),
   }
 }
