@@ -210,12 +210,6 @@ export async function startApp(config: LoadedConfig, opts: AppOptions): Promise<
         if ([...now].some((id) => !staff(before).has(id))) await setStaffMenuButtons(bot.api, deps, desk)
       })
       intake = createIntake(deps, url, bots, readiness)
-      if (config.mode === 'webhook')
-        for (const [botId, bot] of bots)
-          await bot.api.setWebhook(
-            `${config.webhook.publicUrl!.replace(/\/$/, '')}/telegram/${deps.desk(botId).slug}`,
-            { secret_token: config.secrets.webhookSecret!, allowed_updates: [...ALLOWED_UPDATES] },
-          )
     }
     // /health notes a desk that sells nothing now, and why (src/setup/gate.ts), in every process.
     const stopSelling = watchSelling(deps, () => config.desks, readiness)
@@ -230,8 +224,15 @@ export async function startApp(config: LoadedConfig, opts: AppOptions): Promise<
     cleanups.push(['http server', () => new Promise<void>((r) => server.close(() => r()))])
 
     if (intake) {
-      // A webhook left by an earlier run in webhook mode would keep Telegram posting there: polling takes over.
-      if (config.mode === 'polling') for (const bot of bots.values()) await bot.api.deleteWebhook()
+      // The webhook is set once this process listens for it; in polling mode, a webhook left by an earlier run in
+      // webhook mode would keep Telegram posting there, so polling takes over from it.
+      for (const [botId, bot] of bots)
+        if (config.mode === 'webhook')
+          await bot.api.setWebhook(
+            `${config.webhook.publicUrl!.replace(/\/$/, '')}/telegram/${deps.desk(botId).slug}`,
+            { secret_token: config.secrets.webhookSecret!, allowed_updates: [...ALLOWED_UPDATES] },
+          )
+        else await bot.api.deleteWebhook()
       const started = intake
       started.start()
       // Stops fetching first, then lets the running handlers finish.
