@@ -41,6 +41,26 @@ export async function claimLane(
   return r.rows.length === 1
 }
 
+/**
+ * Extends the lease only while `token` holds it; false when it does not (any more). Never takes a free lane: a
+ * renewal that reaches the database after the holder released the lane would otherwise take it back for no one,
+ * and every job of the lane would find it held and leave until the lease ran out (no holder checks for new work).
+ */
+export async function renewLane(
+  db: Db,
+  consultationId: number,
+  dir: Direction,
+  token: string,
+): Promise<boolean> {
+  const c = COLUMNS[dir]
+  const r = await sql<{ ok: number }>`
+    update desk_consultation
+      set ${sql.ref(c.until)} = clock_timestamp() + make_interval(secs => ${LEASE_SECONDS})
+      where consultation_id = ${consultationId} and ${sql.ref(c.lease)} = ${token}
+      returning 1 as ok`.execute(db)
+  return r.rows.length === 1
+}
+
 export async function releaseLane(
   db: Db,
   consultationId: number,
@@ -58,10 +78,12 @@ const HEARTBEAT_MS = 4_000
 
 /**
  * The lease with a heartbeat: lost = another worker may have the lane now, so stop before the next send. A lease
- * not renewed for most of its length (the database was away) counts as lost too: it may have run out.
+ * not renewed for most of its length (the database was away) counts as lost too: it may have run out. The heartbeat
+ * only renews (renewLane), and release() waits for a renewal in flight, so a beat can never outlive the release.
  */
 export class Lease {
   private timer: ReturnType<typeof setInterval> | undefined
+  private renewing: Promise<void> | undefined
   private renewedAt = 0
   lost = false
   constructor(
@@ -74,24 +96,37 @@ export class Lease {
   async claim(): Promise<boolean> {
     const at = Date.now()
     const ok = await claimLane(this.deps.db, this.consultationId, this.dir, this.token)
-    if (ok) this.renewedAt = at
+    if (ok) {
+      this.renewedAt = at
+      this.lost = false
+    }
     return ok
   }
 
   start(): void {
     this.timer = setInterval(() => {
-      this.claim()
-        .then((ok) => {
-          if (!ok) this.lost = true
-        })
-        .catch(() => {})
+      this.renewing ??= this.beat().finally(() => {
+        this.renewing = undefined
+      })
     }, HEARTBEAT_MS)
     this.timer.unref()
+  }
+
+  /** One beat: renews the lease held, or marks it lost. */
+  async beat(): Promise<void> {
+    const at = Date.now()
+    try {
+      if (await renewLane(this.deps.db, this.consultationId, this.dir, this.token)) this.renewedAt = at
+      else this.lost = true
+    } catch {
+      // The database is away: check() counts the lease lost once it has gone unrenewed for too long.
+    }
   }
 
   async release(): Promise<void> {
     if (this.timer) clearInterval(this.timer)
     this.timer = undefined
+    await this.renewing
     await releaseLane(this.deps.db, this.consultationId, this.dir, this.token)
   }
 

@@ -1,6 +1,7 @@
 import { sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { runLane } from '../../src/routing/delivery'
+import { Lease } from '../../src/routing/lanes'
 import {
   activeConsultation,
   type DeskWorld,
@@ -151,5 +152,38 @@ describe('routing: one topic per consultation under races', () => {
         .filter((m) => m.text?.startsWith('📋'))
       expect(cards).toHaveLength(1)
     }
+  })
+
+  it('a heartbeat that reaches the database after its lane was released leaves the lane free', async () => {
+    const client = await newClient(w)
+    const { consultationId } = await activeConsultation(w, client)
+    await eventually(async () => (await topicsOf(consultationId)).length === 1, 'the topic')
+    const lane = () =>
+      w.deps.db
+        .selectFrom('desk_consultation')
+        .select(['in_lease', 'in_lease_until'])
+        .where('consultation_id', '=', consultationId)
+        .executeTakeFirstOrThrow()
+    const lease = new Lease(w.deps, consultationId, 'in')
+    await eventually(() => lease.claim(), 'the lane, once the activation has let it go')
+    // A beat while held renews.
+    const held = await lane()
+    await lease.beat()
+    expect(await lane()).toMatchObject({ in_lease: lease.token })
+    expect((await lane()).in_lease_until!.getTime()).toBeGreaterThanOrEqual(held.in_lease_until!.getTime())
+    expect(lease.lost).toBe(false)
+    await lease.release()
+    // The beat the timer sent just before the release, arriving after it: it must not take the lane back (before
+    // the fix it did, for 12 s, and every job of the lane left it to a holder that no longer existed).
+    await lease.beat()
+    expect(await lane()).toMatchObject({ in_lease: null, in_lease_until: null })
+    expect(lease.lost).toBe(true)
+    const other = new Lease(second.deps, consultationId, 'in')
+    expect(await other.claim()).toBe(true)
+    await other.release()
+    // And the lane delivers: a message sent now is copied.
+    const since = w.tg.mark()
+    await w.tg.push(TEST_BOT_ID, w.tg.privateText(client, 'after the late beat'))
+    await w.tg.waitFor('copyMessage', { from_chat_id: client.id }, { since })
   })
 })
