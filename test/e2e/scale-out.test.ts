@@ -180,7 +180,8 @@ describe('scale-out: two bot processes and two workers on one database', () => {
         expect(w.tg.texts(p.id).filter((t) => /is active/.test(t ?? ''))).toHaveLength(1)
     } catch (e) {
       for (const p of procs) console.error(`--- ${p.name}\n${p.output().slice(-2500)}`)
-      throw e
+      // The processes' warnings in the error itself: a CI log may keep only the failure's summary.
+      throw new Error(`${(e as Error).message}\n${procs.map((p) => p.problems()).join('\n')}`, { cause: e })
     } finally {
       await Promise.all(procs.map((p) => stopGracefully(p)))
       await balancer.close()

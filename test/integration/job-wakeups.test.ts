@@ -37,7 +37,9 @@ afterAll(async () => {
 async function listening(): Promise<void> {
   await until(async () => {
     const r = await sql<{ n: number }>`select count(*)::int as n from pg_stat_activity
-      where application_name = 'consult-desk-wakeups' and query ilike 'listen%'`.execute(t.db)
+      where application_name = 'consult-desk-wakeups' and datname = current_database() and query ilike 'listen%'`.execute(
+      t.db,
+    )
     return r.rows[0]!.n > 0
   }, 'the listener')
 }
@@ -80,10 +82,10 @@ describe('job wake-ups across processes', () => {
 
   it('hears again after its connection was killed (the database blinked)', async () => {
     await sql`select pg_terminate_backend(pid) from pg_stat_activity
-      where application_name = 'consult-desk-wakeups'`.execute(t.db)
+      where application_name = 'consult-desk-wakeups' and datname = current_database()`.execute(t.db)
     await until(async () => {
       const r = await sql<{ n: number }>`select count(*)::int as n from pg_stat_activity
-        where application_name = 'consult-desk-wakeups'`.execute(t.db)
+        where application_name = 'consult-desk-wakeups' and datname = current_database()`.execute(t.db)
       return r.rows[0]!.n === 0
     }, 'the kill')
     await listening()

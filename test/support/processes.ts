@@ -29,6 +29,8 @@ export interface AppProcess {
   stderr(): string
   /** Log lines (parsed JSON) whose msg matches. */
   logs(msg: RegExp): Record<string, unknown>[]
+  /** Its warnings and errors, one line per message with a count and the last error: a failure's short story. */
+  problems(): string
 }
 
 export interface ConfigOptions {
@@ -112,6 +114,18 @@ export function spawnApp(opts: {
         } catch {}
       }
       return found
+    },
+    problems() {
+      const seen = new Map<string, { n: number; err: unknown }>()
+      for (const j of p.logs(/./)) {
+        if (Number(j.level) < 40) continue
+        const key = `${j.level === 40 ? 'warn' : 'error'} ${j.msg}`
+        seen.set(key, { n: (seen.get(key)?.n ?? 0) + 1, err: j.err ?? j.queue ?? seen.get(key)?.err })
+      }
+      const lines = [...seen].map(
+        ([k, v]) => `${k} ×${v.n}${v.err ? ` ${JSON.stringify(v.err).slice(0, 300)}` : ''}`,
+      )
+      return `${opts.name}: ${lines.length ? lines.join('; ') : 'no warnings'}${err ? `; stderr: ${err.slice(-500)}` : ''}`
     },
   }
   p.started = new Promise((resolve, reject) => {

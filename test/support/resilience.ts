@@ -170,8 +170,9 @@ export async function expectAllDelivered(w: FaultWorld, sent: Sent[], stallMs = 
       Number.POSITIVE_INFINITY,
     )
   } catch (e) {
-    console.error(JSON.stringify(await diagnose(w, chats), null, 1))
-    throw e
+    // In the error itself: a CI log keeps the failure's summary when it cuts the stderr printed before it.
+    const where = await diagnose(w, chats).catch((d) => `(no diagnosis: ${(d as Error).message})`)
+    throw new Error(`${(e as Error).message}\nwhere things stand: ${JSON.stringify(where)}`, { cause: e })
   }
   let duplicates = 0
   for (const s of sent) {
