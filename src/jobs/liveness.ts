@@ -37,7 +37,8 @@ export const DEAD_AFTER_SECONDS = 15
 export class Liveness {
   readonly id = randomUUID()
   private timer: ReturnType<typeof setInterval> | undefined
-  private busy = false
+  /** The beat (and scan) under way: one at a time, and stop() waits for it. */
+  private ticking: Promise<void> | undefined
   /**
    * Since when this process's heartbeats have been succeeding. A process that just started found the database up
    * (it ran its migrations), so it may judge others from its first tick: a worker started to replace a dead one
@@ -61,6 +62,8 @@ export class Liveness {
   async stop(): Promise<void> {
     if (this.timer) clearInterval(this.timer)
     this.timer = undefined
+    // A beat in flight would write the row again after the delete: the process would look alive for a while.
+    await this.ticking
     await this.db
       .deleteFrom('app_instance')
       .where('id', '=', this.id)
@@ -68,9 +71,14 @@ export class Liveness {
       .catch(() => {})
   }
 
-  private async tick(): Promise<void> {
-    if (this.busy) return
-    this.busy = true
+  private tick(): Promise<void> {
+    this.ticking ??= this.beatAndReap().finally(() => {
+      this.ticking = undefined
+    })
+    return this.ticking
+  }
+
+  private async beatAndReap(): Promise<void> {
     try {
       await this.beat()
       const steady = Date.now() - this.healthySince >= DEAD_AFTER_SECONDS * 1000
@@ -78,8 +86,6 @@ export class Liveness {
     } catch (err) {
       this.healthySince = Date.now()
       this.log.debug({ err: errorSummary(err) }, 'heartbeat failed')
-    } finally {
-      this.busy = false
     }
   }
 

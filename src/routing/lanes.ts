@@ -22,41 +22,27 @@ const COLUMNS = {
   out: { lease: 'out_lease', until: 'out_lease_until' },
 } as const
 
-/** Takes the lane, or renews it for the same token; false when another live holder has it. */
-export async function claimLane(
+/**
+ * Takes the lane for `token` (`claim`: when it is free, lapsed or already this token's) or extends its lease
+ * (`renew`: only while this token holds it). False when it was not taken. A renewal never takes a free lane: one
+ * that reaches the database after the holder released the lane would take it back for no one, and every job of
+ * the lane would find it held and leave until the lease ran out (the holder that checks for new work is gone).
+ */
+export async function leaseLane(
   db: Db,
   consultationId: number,
   dir: Direction,
   token: string,
+  mode: 'claim' | 'renew',
 ): Promise<boolean> {
   const c = COLUMNS[dir]
+  const orFree =
+    mode === 'claim' ? sql`or ${sql.ref(c.lease)} is null or ${sql.ref(c.until)} < clock_timestamp()` : sql``
   const r = await sql<{ ok: number }>`
     update desk_consultation
       set ${sql.ref(c.lease)} = ${token},
           ${sql.ref(c.until)} = clock_timestamp() + make_interval(secs => ${LEASE_SECONDS})
-      where consultation_id = ${consultationId}
-        and (${sql.ref(c.lease)} is null or ${sql.ref(c.lease)} = ${token}
-             or ${sql.ref(c.until)} < clock_timestamp())
-      returning 1 as ok`.execute(db)
-  return r.rows.length === 1
-}
-
-/**
- * Extends the lease only while `token` holds it; false when it does not (any more). Never takes a free lane: a
- * renewal that reaches the database after the holder released the lane would otherwise take it back for no one,
- * and every job of the lane would find it held and leave until the lease ran out (no holder checks for new work).
- */
-export async function renewLane(
-  db: Db,
-  consultationId: number,
-  dir: Direction,
-  token: string,
-): Promise<boolean> {
-  const c = COLUMNS[dir]
-  const r = await sql<{ ok: number }>`
-    update desk_consultation
-      set ${sql.ref(c.until)} = clock_timestamp() + make_interval(secs => ${LEASE_SECONDS})
-      where consultation_id = ${consultationId} and ${sql.ref(c.lease)} = ${token}
+      where consultation_id = ${consultationId} and (${sql.ref(c.lease)} = ${token} ${orFree})
       returning 1 as ok`.execute(db)
   return r.rows.length === 1
 }
@@ -78,8 +64,8 @@ const HEARTBEAT_MS = 4_000
 
 /**
  * The lease with a heartbeat: lost = another worker may have the lane now, so stop before the next send. A lease
- * not renewed for most of its length (the database was away) counts as lost too: it may have run out. The heartbeat
- * only renews (renewLane), and release() waits for a renewal in flight, so a beat can never outlive the release.
+ * not renewed for most of its length (the database was away) counts as lost too: it may have run out. The
+ * heartbeat only renews (leaseLane's `renew`), and release() waits for a beat in flight: no beat outlives it.
  */
 export class Lease {
   private timer: ReturnType<typeof setInterval> | undefined
@@ -95,7 +81,7 @@ export class Lease {
 
   async claim(): Promise<boolean> {
     const at = Date.now()
-    const ok = await claimLane(this.deps.db, this.consultationId, this.dir, this.token)
+    const ok = await leaseLane(this.deps.db, this.consultationId, this.dir, this.token, 'claim')
     if (ok) {
       this.renewedAt = at
       this.lost = false
@@ -116,7 +102,8 @@ export class Lease {
   async beat(): Promise<void> {
     const at = Date.now()
     try {
-      if (await renewLane(this.deps.db, this.consultationId, this.dir, this.token)) this.renewedAt = at
+      if (await leaseLane(this.deps.db, this.consultationId, this.dir, this.token, 'renew'))
+        this.renewedAt = at
       else this.lost = true
     } catch {
       // The database is away: check() counts the lease lost once it has gone unrenewed for too long.
