@@ -157,7 +157,15 @@ describe('routing: one topic per consultation under races', () => {
   it('a heartbeat that reaches the database after its lane was released leaves the lane free', async () => {
     const client = await newClient(w)
     const { consultationId } = await activeConsultation(w, client)
-    await eventually(async () => (await topicsOf(consultationId)).length === 1, 'the topic')
+    // The activation's lane is done: the topic exists with its card posted and pinned.
+    await eventually(async () => {
+      const r = await topicsOf(consultationId)
+      return (
+        r.length === 1 &&
+        r[0]!.card_message_id !== null &&
+        r[0]!.card_pinned_message_id === r[0]!.card_message_id
+      )
+    }, 'the topic with its card pinned')
     const lane = () =>
       w.deps.db
         .selectFrom('desk_consultation')
