@@ -20,7 +20,9 @@ import {
   eventually,
   inboxDrained,
   newClient,
+  notificationsSent,
   paidConsultation,
+  pendingNotifications,
   STAFF_CHAT_ID,
   startDeskWorld,
   TEST_BOT_ID,
@@ -125,11 +127,7 @@ describe('admin tools from Telegram', () => {
     await eventually(async () => (await pendingJobs()) === 0, 'the outbox to settle')
     return w.tg.sentTo(chatId, { since }).filter((m) => re.test(m.text ?? '')).length
   }
-  const pendingJobs = async () =>
-    (
-      await sql<{ n: number }>`select count(*)::int as n from pgboss.job
-        where name like 'tg.notify%' and state in ('created', 'retry', 'active')`.execute(w.deps.db)
-    ).rows[0]!.n
+  const pendingJobs = () => pendingNotifications(w.deps.db)
 
   const appealsGranted = async (consultationId: number) =>
     (
@@ -477,6 +475,9 @@ describe('admin tools from Telegram', () => {
         .orderBy('consultation.id')
         .execute()
     const before = await state()
+    // What the set-up told the clients (the activation notices, sent by jobs of their own after the topic) is out
+    // before the mark: what comes after it is what the refused commands said.
+    await notificationsSent(w.deps.db)
     const s0 = w.tg.mark()
 
     await editRowQuietly(demoteBea)

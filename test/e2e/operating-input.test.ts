@@ -11,6 +11,7 @@ import {
   type DeskWorld,
   itemIn,
   lanesIdle,
+  notificationsSent,
   STAFF_CHAT_ID,
   staffSends,
   startDeskWorld,
@@ -66,6 +67,8 @@ describe('operating: strict staff input in a topic', () => {
     const { client, consultationId, route } = await consultationWithTopic(w, { language_code: 'en' })
     const q = await clientSends(w, client, 'An open question')
     await itemIn(w, client.id, q.message_id, 'sent')
+    // The activation notice and the question's receipt are out: the tests count what the client gets after.
+    await notificationsSent(w.deps.db)
     return { client, consultationId, thread: route.message_thread_id, card: route.card_message_id! }
   }
 

@@ -1,6 +1,7 @@
 import { autoRetry } from '@grammyjs/auto-retry'
 import { Api } from 'grammy'
 import type { Message, User } from 'grammy/types'
+import { sql } from 'kysely'
 import { expect } from 'vitest'
 import type { App, Role } from '../../src/app'
 import { upsertClient } from '../../src/clients/clients.repository'
@@ -286,6 +287,21 @@ export async function eventually<T>(
  */
 export function inboxDrained(db: Deps['db'], timeoutMs = 15_000): Promise<true> {
   return eventually(async () => (await pendingCount(db)) === 0, 'the inbox to be drained', timeoutMs)
+}
+
+/**
+ * Every notification job has run (none queued, waiting to retry or running): what the set-up told a client is out,
+ * so a mark taken now separates it from what the step under test says.
+ */
+export function notificationsSent(db: Deps['db'], timeoutMs = 15_000): Promise<true> {
+  return eventually(async () => (await pendingNotifications(db)) === 0, 'the notifications sent', timeoutMs)
+}
+
+/** Notification jobs not yet done (queued, waiting to retry, running). */
+export async function pendingNotifications(db: Deps['db']): Promise<number> {
+  const r = await sql<{ n: number }>`select count(*)::int as n from pgboss.job
+    where name like 'tg.notify%' and state in ('created', 'retry', 'active')`.execute(db)
+  return r.rows[0]!.n
 }
 
 /** The consultation's live topic, once the lane has created it and posted its card. */
