@@ -150,6 +150,7 @@ describe('operating: anonymous admins act only where the config allows it', () =
     const card = route.card_message_id!
     const q = await clientSends(w, client, 'Question')
     await itemIn(w, client.id, q.message_id, 'sent')
+    await notificationsSent(w.deps.db)
     const before = await state(w, consultationId, client.id)
     const since = w.tg.mark()
     const anon = { senderChat: true } as const
